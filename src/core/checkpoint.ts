@@ -1,0 +1,143 @@
+import { z } from "zod";
+import type { Decision } from "./events.ts";
+import type { ToolCallRequest } from "./messages.ts";
+import type { Clock } from "./clock.ts";
+import { clip } from "./clip.ts";
+import { validateArguments } from "./validate.ts";
+import { Policy } from "./policy.ts";
+import { Refusal, type Tool, type TodoItem, type ToolPlan } from "../tools/tool.ts";
+import type { Workspace } from "../tools/workspace.ts";
+import type { ToolDeclaration } from "../model/types.ts";
+
+export interface ApprovalRequest {
+  tool: string;
+  /** The validated arguments. */
+  arguments: unknown;
+  target?: string;
+  /** Why a person is asked: which rule sent it here. */
+  why: string;
+  signal: AbortSignal;
+}
+
+export type ApprovalAnswer = "yes" | "no" | "always";
+export type Approver = (request: ApprovalRequest) => Promise<ApprovalAnswer>;
+
+export interface Verdict {
+  decision: Decision;
+  /** One sentence for the log and the verdicts pane; empty when allowed. */
+  reason: string;
+  /** What the model is sent as the tool's result. */
+  content: string;
+  /** An internal failure's detail: logged, never sent to the model. */
+  detail?: string;
+  /** The run should end after this call (an allowed `finish`). */
+  finished?: { summary: string };
+}
+
+export interface CheckpointOptions {
+  tools: Tool[];
+  workspace: Workspace;
+  clock: Clock;
+  policy: Policy;
+  /** Who answers approval requests; none means every request is denied. */
+  approver?: Approver;
+  maxResultChars: number;
+  /** false: calls are validated and answered "not executed"; nothing runs. */
+  execute: boolean;
+  todo?: TodoItem[];
+}
+
+export const INTERNAL_FAILURE = "The tool failed internally; try another approach.";
+
+/**
+ * The one reference monitor between a model's tool call and any effect, in a fixed order:
+ * unknown tool → arguments → preflight → rules → approval → run → clip.
+ */
+export class Checkpoint {
+  private readonly byName: Map<string, Tool>;
+  readonly todo: TodoItem[];
+
+  constructor(private readonly options: CheckpointOptions) {
+    this.byName = new Map(options.tools.map((tool) => [tool.name, tool]));
+    this.todo = options.todo ?? [];
+  }
+
+  /** What the model is shown: generated from the same zod schemas that validate its calls. */
+  declarations(): ToolDeclaration[] {
+    return this.options.tools.map((tool) => {
+      const { $schema: _ignored, ...parameters } = z.toJSONSchema(tool.schema) as Record<string, unknown>;
+      return { name: tool.name, description: tool.description, parameters };
+    });
+  }
+
+  async handle(call: ToolCallRequest, signal: AbortSignal): Promise<Verdict> {
+    const tool = this.byName.get(call.name);
+    if (!tool) return refused(this.unknownTool(call.name));
+
+    let args: unknown;
+    let plan: ToolPlan;
+    try {
+      args = validateArguments(tool, call.arguments);
+      plan = await tool.plan(args, { workspace: this.options.workspace, clock: this.options.clock, signal, todo: this.todo });
+    } catch (error) {
+      if (error instanceof Refusal) return refused(error.message);
+      return failed(error);
+    }
+
+    if (!this.options.execute) return refused(`${tool.name} was not executed: this run only records what the model asks for.`);
+
+    const rules = this.options.policy.decide(tool.name, plan.target);
+    if (rules.verdict === "deny") return denied(`${tool.name} is denied by the rule ${rules.rule}; do not retry it, choose another approach.`);
+    if (tool.needsApproval && rules.verdict !== "allow") {
+      const answer = await this.ask(tool, args, plan, signal);
+      if (answer !== "yes") return denied(answer);
+    }
+
+    try {
+      const output = await plan.execute();
+      const finished = tool.name === "finish" ? { summary: (args as { summary: string }).summary } : undefined;
+      return { decision: "allowed", reason: "", content: clip(output, this.options.maxResultChars), finished };
+    } catch (error) {
+      if (error instanceof Refusal) return refused(error.message);
+      return failed(error);
+    }
+  }
+
+  /** Returns "yes", or the sentence explaining the denial. */
+  private async ask(tool: Tool, args: unknown, plan: ToolPlan, signal: AbortSignal): Promise<string> {
+    const who = `${tool.name}${plan.target ? ` on ${plan.target}` : ""}`;
+    if (!this.options.approver) return `${who} needs approval and no rule allows it; do not retry it, tell the user what you wanted to change.`;
+    const answer = await this.options.approver({
+      tool: tool.name,
+      arguments: args,
+      target: plan.target,
+      why: `${tool.name} changes files and matches no allow rule`,
+      signal,
+    });
+    if (answer === "always") {
+      this.options.policy.allowForSession({ text: tool.name, tool: tool.name, glob: null });
+      return "yes";
+    }
+    return answer === "yes" ? "yes" : `The user did not approve ${who}; do not retry it unchanged.`;
+  }
+
+  private unknownTool(name: string): string {
+    const names = [...this.byName.keys()];
+    return names.length
+      ? `There is no tool named ${JSON.stringify(name.slice(0, 60))}; the tools are: ${names.join(", ")}.`
+      : `There is no tool named ${JSON.stringify(name.slice(0, 60))}; this run offers no tools, answer in text.`;
+  }
+}
+
+function refused(reason: string): Verdict {
+  return { decision: "refused", reason, content: `Refused: ${reason}` };
+}
+
+function denied(reason: string): Verdict {
+  return { decision: "denied", reason, content: `Denied: ${reason}` };
+}
+
+function failed(error: unknown): Verdict {
+  const detail = error instanceof Error ? (error.stack ?? error.message) : String(error);
+  return { decision: "error", reason: "the tool failed internally (details in the log)", content: INTERNAL_FAILURE, detail };
+}

@@ -1,0 +1,69 @@
+import type { ToolCallRequest } from "./messages.ts";
+import type { ModelDelta } from "../model/types.ts";
+
+export interface AssembledReply {
+  content: string;
+  thinking: string;
+  tool_calls: ToolCallRequest[];
+  prompt_tokens: number | null;
+  gen_tokens: number | null;
+  finish_reason: string | null;
+}
+
+/**
+ * Puts a streamed reply back together. Tool calls are keyed by index: id and name come first,
+ * and argument text may arrive in fragments that are concatenated.
+ */
+export class ReplyBuilder {
+  private content = "";
+  private thinking = "";
+  private calls = new Map<number, { id?: string; name?: string; arguments?: unknown }>();
+  private usage: { prompt_tokens: number; gen_tokens: number } | null = null;
+  private finishReason: string | null = null;
+
+  add(delta: ModelDelta): void {
+    switch (delta.type) {
+      case "text":
+        this.content += delta.text;
+        break;
+      case "thinking":
+        this.thinking += delta.text;
+        break;
+      case "tool_call": {
+        const call = this.calls.get(delta.index) ?? {};
+        if (delta.id) call.id = delta.id;
+        if (delta.name) call.name = (call.name ?? "") + delta.name;
+        if (delta.arguments !== undefined) {
+          call.arguments =
+            typeof delta.arguments === "string" && typeof call.arguments === "string"
+              ? call.arguments + delta.arguments
+              : delta.arguments;
+        }
+        this.calls.set(delta.index, call);
+        break;
+      }
+      case "usage":
+        this.usage = { prompt_tokens: delta.prompt_tokens, gen_tokens: delta.gen_tokens };
+        break;
+      case "done":
+        this.finishReason = delta.finish_reason;
+        break;
+    }
+  }
+
+  result(step: number): AssembledReply {
+    const ordered = [...this.calls.entries()].sort(([a], [b]) => a - b);
+    return {
+      content: this.content,
+      thinking: this.thinking,
+      tool_calls: ordered.map(([index, call]) => ({
+        id: call.id || `s${step}c${index + 1}`,
+        name: call.name ?? "",
+        arguments: call.arguments ?? {},
+      })),
+      prompt_tokens: this.usage?.prompt_tokens ?? null,
+      gen_tokens: this.usage?.gen_tokens ?? null,
+      finish_reason: this.finishReason,
+    };
+  }
+}

@@ -1,0 +1,56 @@
+import { z } from "zod";
+import { ModelError, type ModelClient, type ModelDelta, type ModelRequest } from "./types.ts";
+
+/** One reply of a scripted model: the format `--model scripted:FILE` plays and `--record` writes. */
+export const ScriptedReplySchema = z
+  .object({
+    content: z.string().default(""),
+    thinking: z.string().optional(),
+    tool_calls: z
+      .array(
+        z
+          .object({
+            id: z.string().optional(),
+            name: z.string(),
+            /** Any JSON value: the harness, not the script, decides what is valid. */
+            arguments: z.unknown().optional(),
+          })
+          .strict(),
+      )
+      .optional(),
+    usage: z.object({ prompt_tokens: z.number().int().min(0), gen_tokens: z.number().int().min(0) }).strict().optional(),
+    finish_reason: z.string().optional(),
+    /** This turn fails as a model error with this text. */
+    error: z.string().optional(),
+  })
+  .strict();
+
+export const ScriptSchema = z.object({ replies: z.array(ScriptedReplySchema) }).strict();
+
+export type ScriptedReply = z.input<typeof ScriptedReplySchema>;
+export type Script = z.infer<typeof ScriptSchema>;
+
+/** Plays a script's replies in order. Running out is a model error, so no test passes by accident. */
+export class ScriptedModel implements ModelClient {
+  private next = 0;
+
+  constructor(
+    readonly name: string,
+    private readonly script: Script,
+  ) {}
+
+  async *reply(request: ModelRequest): AsyncIterable<ModelDelta> {
+    const reply = this.script.replies[this.next];
+    if (!reply) throw new ModelError(`the scripted model has no replies left (it had ${this.script.replies.length})`);
+    this.next++;
+    if (request.signal.aborted) throw new ModelError("the request was cancelled");
+    if (reply.error !== undefined) throw new ModelError(reply.error);
+    if (reply.thinking) yield { type: "thinking", text: reply.thinking };
+    if (reply.content) yield { type: "text", text: reply.content };
+    for (const [index, call] of (reply.tool_calls ?? []).entries()) {
+      yield { type: "tool_call", index, id: call.id, name: call.name, arguments: call.arguments ?? {} };
+    }
+    if (reply.usage) yield { type: "usage", ...reply.usage };
+    yield { type: "done", finish_reason: reply.finish_reason ?? (reply.tool_calls?.length ? "tool_calls" : "stop") };
+  }
+}

@@ -1,0 +1,39 @@
+import type { Message } from "../core/messages.ts";
+
+/** What a model is shown of one tool: name, description and the JSON Schema of its arguments. */
+export interface ToolDeclaration {
+  name: string;
+  description: string;
+  parameters: Record<string, unknown>;
+}
+
+export interface ModelRequest {
+  messages: Message[];
+  tools: ToolDeclaration[];
+  signal: AbortSignal;
+}
+
+/** One piece of a streamed reply. Every adapter turns its wire protocol into these. */
+export type ModelDelta =
+  | { type: "text"; text: string }
+  | { type: "thinking"; text: string }
+  | { type: "tool_call"; index: number; id?: string; name?: string; arguments?: unknown }
+  | { type: "usage"; prompt_tokens: number; gen_tokens: number }
+  | { type: "done"; finish_reason: string | null };
+
+export interface ModelClient {
+  /** The spec the user gave, for logs and the status line. */
+  readonly name: string;
+  reply(request: ModelRequest): AsyncIterable<ModelDelta>;
+}
+
+/** A failure on the model side: it ends the run with a status, never a crash. */
+export class ModelError extends Error {
+  constructor(
+    message: string,
+    readonly status: "model_error" | "context_limit" = "model_error",
+  ) {
+    super(message);
+    this.name = "ModelError";
+  }
+}

@@ -1,0 +1,39 @@
+import { z } from "zod";
+import { defineTool, type Tool } from "./tool.ts";
+import { runCheck, type Checks } from "./checks.ts";
+
+export const RUN_CHECK = "run_check";
+
+/** run_check exists only when checks are configured; its `name` is an enum of them. */
+export function makeRunCheck(checks: Checks): Tool | null {
+  const names = Object.keys(checks);
+  if (names.length === 0) return null;
+  return defineTool({
+    name: RUN_CHECK,
+    description:
+      "Run one of the project's configured checks (a fixed command chosen by the user) and get its exit code and output. " +
+      `Available: ${names.join(", ")}.`,
+    schema: z.object({ name: z.enum(names as [string, ...string[]]).describe("Which check to run") }).strict(),
+    needsApproval: false,
+    async plan(args, { workspace, signal }) {
+      const check = checks[args.name]!;
+      return {
+        target: args.name,
+        async execute() {
+          const outcome = await runCheck(check, workspace.root, signal);
+          const took = `${outcome.seconds.toFixed(1)}s`;
+          const verdict = outcome.notStarted
+            ? `could not start: its command \`${check.argv[0]}\` was not found or cannot run; tell the user`
+            : outcome.timedOut
+            ? `timed out after ${check.timeout_seconds}s and was stopped`
+            : outcome.interrupted
+              ? "was stopped because the run ended"
+              : outcome.exitCode === 0
+                ? `passed (exit 0, ${took})`
+                : `failed (exit ${outcome.exitCode}, ${took})`;
+          return `Check ${args.name} ${verdict}.\n${outcome.output}`;
+        },
+      };
+    },
+  });
+}

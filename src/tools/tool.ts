@@ -1,0 +1,47 @@
+import type { z } from "zod";
+import type { Workspace } from "./workspace.ts";
+import type { Clock } from "../core/clock.ts";
+
+/** A refusal the model can act on: one plain sentence, no paths of the user's machine. */
+export class Refusal extends Error {
+  constructor(sentence: string) {
+    super(sentence);
+    this.name = "Refusal";
+  }
+}
+
+/** Plan state kept by the run, not by the conversation. */
+export interface TodoItem {
+  text: string;
+  status: "pending" | "in_progress" | "done";
+}
+
+export interface ToolContext {
+  workspace: Workspace;
+  clock: Clock;
+  /** Ends a running tool when the run is interrupted or the deadline passes. */
+  signal: AbortSignal;
+  todo: TodoItem[];
+}
+
+/** What preflight decided a call would do, before anyone is asked to approve it. */
+export interface ToolPlan {
+  /** What `TOOL:GLOB` rules match against: the path argument (workspace-relative) or the check name. */
+  target?: string;
+  execute(): Promise<string>;
+}
+
+export interface Tool<Args = any> {
+  name: string;
+  /** The text the model reads. */
+  description: string;
+  schema: z.ZodType<Args>;
+  /** Changes something: a person (or an allow rule) must approve each call. */
+  needsApproval: boolean;
+  /** Preflight: resolves and confines paths, checks what can be checked without a person. Throws Refusal. */
+  plan(args: Args, context: ToolContext): Promise<ToolPlan>;
+}
+
+export function defineTool<Args>(tool: Tool<Args>): Tool<Args> {
+  return tool;
+}

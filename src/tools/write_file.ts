@@ -1,0 +1,38 @@
+import { z } from "zod";
+import { mkdirSync, renameSync, writeFileSync } from "node:fs";
+import { dirname, join, basename } from "node:path";
+import { defineTool, Refusal } from "./tool.ts";
+import type { ResolvedPath } from "./workspace.ts";
+
+/** Writes through a temporary file and a rename, so a crash never leaves half a file. */
+export function writeWhole(file: ResolvedPath, content: string): void {
+  mkdirSync(dirname(file.real), { recursive: true });
+  const temporary = join(dirname(file.real), `.${basename(file.real)}.glassbox-${process.pid}.tmp`);
+  writeFileSync(temporary, content);
+  renameSync(temporary, file.real);
+}
+
+export const writeFile = defineTool({
+  name: "write_file",
+  description:
+    "Create a file, or replace a whole file, in the workspace. Needs the user's approval. " +
+    "To change part of an existing file, prefer edit_file.",
+  schema: z
+    .object({
+      path: z.string().min(1).max(1000).describe("File path relative to the workspace root"),
+      content: z.string().max(1_000_000).describe("The complete new content of the file"),
+    })
+    .strict(),
+  needsApproval: true,
+  async plan(args, { workspace }) {
+    const file = workspace.resolve(args.path);
+    if (file.stats && !file.stats.isFile()) throw new Refusal(`Argument \`path\`: \`${file.relative}\` exists and is not a regular file.`);
+    return {
+      target: file.relative,
+      async execute() {
+        writeWhole(file, args.content);
+        return `${file.stats ? "Replaced" : "Created"} ${file.relative} (${args.content.length} characters).`;
+      },
+    };
+  },
+});

@@ -1,0 +1,117 @@
+import { parseArgs } from "node:util";
+import { LIMIT_NAMES, LimitOverridesSchema, type LimitOverrides } from "../core/limits.ts";
+import { parseWith } from "./config.ts";
+import { UsageError } from "./usage-error.ts";
+
+/** Options shared by the TUI and `run` (CONTRACT.md). */
+const OPTIONS = {
+  model: { type: "string" },
+  "base-url": { type: "string" },
+  workspace: { type: "string" },
+  config: { type: "string" },
+  allow: { type: "string", multiple: true },
+  deny: { type: "string", multiple: true },
+  limit: { type: "string", multiple: true },
+  json: { type: "boolean" },
+  record: { type: "string" },
+  "no-execute": { type: "boolean" },
+  "no-tools": { type: "boolean" },
+  demo: { type: "boolean" },
+  help: { type: "boolean", short: "h" },
+  version: { type: "boolean", short: "v" },
+} as const;
+
+export interface CliArgs {
+  command: "tui" | "run" | "audit" | "wire" | "doctor";
+  task: string | null;
+  model?: string;
+  baseUrl?: string;
+  workspace?: string;
+  config?: string;
+  allow: string[];
+  deny: string[];
+  limits: LimitOverrides;
+  json: boolean;
+  record?: string;
+  execute: boolean;
+  offerTools: boolean;
+  demo: boolean;
+  help: boolean;
+  version: boolean;
+}
+
+const COMMANDS = ["run", "audit", "wire", "doctor"] as const;
+
+export function parseCli(argv: string[]): CliArgs {
+  let parsed;
+  try {
+    parsed = parseArgs({ args: argv, options: OPTIONS, allowPositionals: true, strict: true });
+  } catch (error) {
+    throw new UsageError(`${(error as Error).message.split("\n")[0]}; see glassbox --help`);
+  }
+  const { values, positionals } = parsed;
+  const first = positionals[0];
+  const command = (COMMANDS as readonly string[]).includes(first ?? "") ? (first as CliArgs["command"]) : "tui";
+  const rest = command === "tui" ? positionals : positionals.slice(1);
+  if (command === "tui" && rest.length) throw new UsageError(`unknown command "${rest[0]}"; commands are: ${COMMANDS.join(", ")} (see glassbox --help)`);
+  if (rest.length > 1) throw new UsageError(`expected one task in quotes, got ${rest.length} words; quote the task: glassbox run "fix the tests"`);
+  return {
+    command,
+    task: rest[0] ?? null,
+    model: values.model,
+    baseUrl: values["base-url"],
+    workspace: values.workspace,
+    config: values.config,
+    allow: values.allow ?? [],
+    deny: values.deny ?? [],
+    limits: parseLimitOptions(values.limit ?? []),
+    json: values.json ?? false,
+    record: values.record,
+    execute: !values["no-execute"],
+    offerTools: !values["no-tools"],
+    demo: values.demo ?? false,
+    help: values.help ?? false,
+    version: values.version ?? false,
+  };
+}
+
+/** `--limit NAME=VALUE`, repeatable; validated by the same schema as the config's limits. */
+function parseLimitOptions(items: string[]): LimitOverrides {
+  const raw: Record<string, number> = {};
+  for (const item of items) {
+    const match = /^([a-z_]+)=(.+)$/.exec(item);
+    if (!match) throw new UsageError(`--limit "${item}" is not NAME=VALUE (names: ${LIMIT_NAMES.join(", ")})`);
+    const [, name, value] = match;
+    if (!(LIMIT_NAMES as string[]).includes(name!)) throw new UsageError(`--limit: unknown limit "${name}"; limits are: ${LIMIT_NAMES.join(", ")}`);
+    const number = Number(value);
+    if (!Number.isFinite(number)) throw new UsageError(`--limit ${name}: "${value}" is not a number`);
+    raw[name!] = number;
+  }
+  return parseWith(LimitOverridesSchema, raw, "--limit");
+}
+
+export const HELP = `glassbox — a local-model coding agent that stands between the model and the disk
+
+Usage:
+  glassbox [options]               interactive split-pane TUI
+  glassbox --demo                  the built-in scripted model on a fresh copy of the toy workspace
+  glassbox run [options] "TASK"    headless: one task, events on stdout, exit code = outcome
+  glassbox audit | wire | doctor   (arrive in later builds)
+  glassbox --help | --version
+
+Options (TUI and run):
+  --model SPEC        scripted:FILE, llamacpp[:BASE_URL], ollama:MODEL
+                      (default: config, else llamacpp:http://127.0.0.1:8080)
+  --base-url URL      server address for ollama: or llamacpp
+  --workspace DIR     the only folder the file tools may touch (default: current directory)
+  --config FILE       JSON config (default: glassbox.json in the workspace, if present)
+  --allow RULE        approve matching calls without asking; RULE is TOOL or TOOL:GLOB (repeatable)
+  --deny RULE         refuse matching calls; deny beats allow (repeatable)
+  --limit NAME=VALUE  override one limit (repeatable): ${LIMIT_NAMES.join(", ")}
+  --json              (run) events as JSON Lines on stdout
+  --record FILE       write every model reply in the scripted-model format
+  --no-execute        tools are offered, but every call is answered "not executed"
+  --no-tools          send no tool declarations at all
+
+Exit codes of run: 0 completed, 1 any other stop status, 2 usage or config error.
+`;

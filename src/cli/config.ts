@@ -1,0 +1,71 @@
+import { existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { z } from "zod";
+import { LimitOverridesSchema } from "../core/limits.ts";
+import { CheckSchema } from "../tools/checks.ts";
+import { UsageError } from "./usage-error.ts";
+
+export const ModelOptionsSchema = z
+  .object({
+    temperature: z.number().min(0).max(5).optional(),
+    seed: z.number().int().optional(),
+    max_tokens: z.number().int().min(1).optional(),
+    num_ctx: z.number().int().min(256).optional(),
+    idle_timeout_seconds: z.number().positive().optional(),
+    think: z.boolean().optional(),
+    tool_choice: z.enum(["auto", "required", "none"]).optional(),
+    chat_template_kwargs: z.record(z.string(), z.unknown()).optional(),
+    extra_body: z.record(z.string(), z.unknown()).optional(),
+  })
+  .strict();
+
+export const ConfigSchema = z
+  .object({
+    model: z.string().min(1).optional(),
+    model_options: ModelOptionsSchema.default({}),
+    checks: z.record(z.string().regex(/^[A-Za-z0-9_.-]+$/, "a check name is letters, digits, _ . -"), CheckSchema).default({}),
+    verify: z.string().optional(),
+    limits: LimitOverridesSchema.default({}),
+    allow: z.array(z.string()).default([]),
+    deny: z.array(z.string()).default([]),
+  })
+  .strict()
+  .superRefine((config, context) => {
+    if (config.verify !== undefined && !(config.verify in config.checks)) {
+      context.addIssue({ code: "custom", path: ["verify"], message: `names no configured check (checks: ${Object.keys(config.checks).join(", ") || "none"})` });
+    }
+  });
+
+export type Config = z.infer<typeof ConfigSchema>;
+
+/** The config file: `--config FILE`, else `glassbox.json` in the workspace if present, else defaults. */
+export function loadConfig(explicit: string | undefined, workspaceRoot: string): { config: Config; source: string | null } {
+  const path = explicit ?? join(workspaceRoot, "glassbox.json");
+  if (!explicit && !existsSync(path)) return { config: ConfigSchema.parse({}), source: null };
+  let text: string;
+  try {
+    text = readFileSync(path, "utf8");
+  } catch {
+    throw new UsageError(`cannot read config file ${path}: check the --config path`);
+  }
+  let raw: unknown;
+  try {
+    raw = JSON.parse(text);
+  } catch (error) {
+    throw new UsageError(`config file ${path} is not valid JSON (${(error as Error).message}); fix the file`);
+  }
+  return { config: parseWith(ConfigSchema, raw, `config file ${path}`), source: path };
+}
+
+/** Parses with a zod schema, turning the first problem into a message naming the key. */
+export function parseWith<T>(schema: z.ZodType<T>, raw: unknown, what: string): T {
+  const parsed = schema.safeParse(raw);
+  if (parsed.success) return parsed.data;
+  const issue = parsed.error.issues[0]!;
+  const at = issue.path.map(String).join(".");
+  if (issue.code === "unrecognized_keys") {
+    const keys = issue.keys.map((key) => (at ? `${at}.${key}` : key));
+    throw new UsageError(`${what}: unknown key ${keys.map((key) => `"${key}"`).join(", ")}; remove it or check its spelling`);
+  }
+  throw new UsageError(`${what}: ${at ? `"${at}" ` : ""}${issue.message}`);
+}

@@ -1,0 +1,31 @@
+#!/usr/bin/env bun
+import pkg from "../../package.json";
+import { HELP, parseCli } from "./args.ts";
+import { runHeadless } from "./run.ts";
+import { demoArgs } from "./demo.ts";
+import { UsageError } from "./usage-error.ts";
+
+export async function main(argv: string[]): Promise<number> {
+  try {
+    const args = parseCli(argv);
+    if (args.help) return console.log(HELP), 0;
+    if (args.version) return console.log(`glassbox ${pkg.version}`), 0;
+    if (args.demo) return await runHeadless(demoArgs(args));
+    switch (args.command) {
+      case "run":
+        return await runHeadless(args);
+      case "tui":
+        throw new UsageError("the interactive TUI is not in this build yet; use glassbox run \"TASK\" or glassbox --demo");
+      default:
+        throw new UsageError(`glassbox ${args.command} is not in this build yet; see glassbox --help`);
+    }
+  } catch (error) {
+    if (error instanceof UsageError) {
+      console.error(`glassbox: ${error.message}`);
+      return 2;
+    }
+    throw error;
+  }
+}
+
+if (import.meta.main) process.exit(await main(process.argv.slice(2)));

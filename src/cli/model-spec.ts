@@ -1,0 +1,82 @@
+import { readFileSync } from "node:fs";
+import { ScriptSchema, ScriptedModel } from "../model/scripted.ts";
+import { ModelError, type ModelClient, type ModelDelta } from "../model/types.ts";
+import { parseWith } from "./config.ts";
+import { UsageError } from "./usage-error.ts";
+
+export const DEFAULT_MODEL = "llamacpp:http://127.0.0.1:8080";
+export const DEFAULT_OLLAMA_URL = "http://127.0.0.1:11434";
+
+export type ModelSpec =
+  | { kind: "scripted"; file: string }
+  | { kind: "llamacpp"; baseUrl: string }
+  | { kind: "ollama"; model: string; baseUrl: string };
+
+const SPEC_HELP = "use scripted:FILE, llamacpp[:BASE_URL] or ollama:MODEL";
+
+export function parseModelSpec(spec: string, baseUrl?: string): ModelSpec {
+  const [kind, ...rest] = spec.split(":");
+  const value = rest.join(":");
+  switch (kind) {
+    case "scripted":
+      if (!value) throw new UsageError(`model spec "${spec}" names no file; ${SPEC_HELP}`);
+      return { kind, file: value };
+    case "llamacpp":
+      return { kind, baseUrl: checkUrl(value || baseUrl || "http://127.0.0.1:8080", spec) };
+    case "ollama":
+      if (!value) throw new UsageError(`model spec "${spec}" names no model; for example ollama:qwen2.5:1.5b`);
+      return { kind, model: value, baseUrl: checkUrl(baseUrl ?? DEFAULT_OLLAMA_URL, spec) };
+    default:
+      throw new UsageError(`unknown model spec "${spec}"; ${SPEC_HELP}`);
+  }
+}
+
+function checkUrl(url: string, spec: string): string {
+  try {
+    const parsed = new URL(url);
+    if (parsed.protocol !== "http:" && parsed.protocol !== "https:") throw new Error();
+    return url.replace(/\/+$/, "");
+  } catch {
+    throw new UsageError(`model spec "${spec}": "${url}" is not an http(s) URL`);
+  }
+}
+
+/** A scripted-model file, validated: a broken script is a usage error, not a run. */
+export function loadScript(file: string) {
+  let text: string;
+  try {
+    text = readFileSync(file, "utf8");
+  } catch {
+    throw new UsageError(`cannot read scripted-model file ${file}`);
+  }
+  let raw: unknown;
+  try {
+    raw = JSON.parse(text);
+  } catch (error) {
+    throw new UsageError(`scripted-model file ${file} is not valid JSON (${(error as Error).message})`);
+  }
+  return parseWith(ScriptSchema, raw, `scripted-model file ${file}`);
+}
+
+export function createModel(spec: ModelSpec, name: string): ModelClient {
+  switch (spec.kind) {
+    case "scripted":
+      return new ScriptedModel(name, loadScript(spec.file));
+    case "llamacpp":
+    case "ollama":
+      return new UnavailableModel(name, `the ${spec.kind} adapter is not in this build yet; use --model scripted:FILE`);
+  }
+}
+
+/** A server protocol this build cannot speak yet: every request ends the run as a model error. */
+class UnavailableModel implements ModelClient {
+  constructor(
+    readonly name: string,
+    private readonly why: string,
+  ) {}
+
+  // eslint-disable-next-line require-yield
+  async *reply(): AsyncIterable<ModelDelta> {
+    throw new ModelError(this.why);
+  }
+}

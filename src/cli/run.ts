@@ -1,0 +1,31 @@
+import type { CliArgs } from "./args.ts";
+import { openSession, startRun } from "./session.ts";
+import { formatEvent } from "./printer.ts";
+import { UsageError } from "./usage-error.ts";
+
+/**
+ * Headless `glassbox run`: one task, events on stdout, exit code from the stop status. Nobody is
+ * asked anything: a call that needs approval and matches no --allow rule is denied.
+ */
+export async function runHeadless(args: CliArgs, out: (line: string) => void = (line) => console.log(line)): Promise<number> {
+  if (!args.task || !args.task.trim()) throw new UsageError('run needs a task: glassbox run [options] "TASK"');
+  const session = openSession(args);
+  const interrupt = new AbortController();
+  const onSignal = () => interrupt.abort();
+  process.once("SIGINT", onSignal);
+  process.once("SIGTERM", onSignal);
+  const run = startRun(session, args.task, interrupt.signal);
+  let status = "model_error";
+  try {
+    for await (const event of run.events) {
+      if (event.kind === "stop") status = event.status;
+      const line = args.json ? (event.kind === "model_delta" ? null : JSON.stringify(event)) : formatEvent(event);
+      if (line !== null) out(line);
+    }
+  } finally {
+    process.off("SIGINT", onSignal);
+    process.off("SIGTERM", onSignal);
+  }
+  if (!args.json) out(`log: ${run.logPath}`);
+  return status === "completed" ? 0 : 1;
+}

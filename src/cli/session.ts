@@ -1,0 +1,97 @@
+import { statSync } from "node:fs";
+import { resolve } from "node:path";
+import { Checkpoint, type Approver } from "../core/checkpoint.ts";
+import { resolveLimits, type Limits } from "../core/limits.ts";
+import { Policy, parseRule } from "../core/policy.ts";
+import { systemClock, type Clock } from "../core/clock.ts";
+import { runAgent } from "../core/loop.ts";
+import type { AgentEvent } from "../core/events.ts";
+import { Workspace } from "../tools/workspace.ts";
+import { TOOL_NAMES, defaultTools } from "../tools/index.ts";
+import { RecordingModel } from "../model/recorder.ts";
+import type { ModelClient } from "../model/types.ts";
+import { systemPrompt } from "../prompt/system.ts";
+import { EventLog, eventLogPath, newRunId } from "../trace/event-log.ts";
+import type { CliArgs } from "./args.ts";
+import { loadConfig, type Config } from "./config.ts";
+import { DEFAULT_MODEL, createModel, parseModelSpec } from "./model-spec.ts";
+import { UsageError } from "./usage-error.ts";
+
+/** Everything a run needs, built from the command line and the config; any mistake is a UsageError. */
+export interface Session {
+  workspace: Workspace;
+  config: Config;
+  limits: Limits;
+  model: ModelClient;
+  checkpoint: Checkpoint;
+  offerTools: boolean;
+  clock: Clock;
+}
+
+export function openSession(args: CliArgs, approver?: Approver, clock: Clock = systemClock): Session {
+  const folder = resolve(args.workspace ?? ".");
+  let isFolder = false;
+  try {
+    isFolder = statSync(folder).isDirectory();
+  } catch {
+    // Reported below.
+  }
+  if (!isFolder) throw new UsageError(`workspace ${folder} is not a folder; pass --workspace DIR`);
+  const workspace = new Workspace(folder);
+  const { config } = loadConfig(args.config, workspace.root);
+  const limits = resolveLimits(config.limits, args.limits);
+  const rules = (texts: string[], flag: string) =>
+    texts.map((text) => {
+      try {
+        return parseRule(text, TOOL_NAMES);
+      } catch (error) {
+        throw new UsageError(`${flag}: ${(error as Error).message}`);
+      }
+    });
+  const policy = new Policy(rules([...config.allow, ...args.allow], "--allow"), rules([...config.deny, ...args.deny], "--deny"));
+  const spec = args.model ?? config.model ?? DEFAULT_MODEL;
+  let model = createModel(parseModelSpec(spec, args.baseUrl), spec);
+  if (args.record) model = new RecordingModel(model, resolve(args.record));
+  const tools = args.offerTools ? defaultTools(config.checks) : [];
+  const checkpoint = new Checkpoint({
+    tools,
+    workspace,
+    clock,
+    policy,
+    approver,
+    maxResultChars: limits.max_result_chars,
+    execute: args.execute,
+  });
+  return { workspace, config, limits, model, checkpoint, offerTools: args.offerTools, clock };
+}
+
+export interface StartedRun {
+  runId: string;
+  logPath: string;
+  events: AsyncGenerator<AgentEvent>;
+}
+
+/** Starts one task; every event is written to the run's log before anyone else sees it. */
+export function startRun(session: Session, task: string, signal?: AbortSignal): StartedRun {
+  const runId = newRunId(session.clock.now());
+  const log = new EventLog(eventLogPath(session.workspace.root, runId));
+  return { runId, logPath: log.path, events: logged(log, runAgent({
+    runId,
+    task,
+    systemPrompt: systemPrompt(),
+    model: session.model,
+    checkpoint: session.checkpoint,
+    offerTools: session.offerTools,
+    limits: session.limits,
+    clock: session.clock,
+    workspace: session.workspace.root,
+    signal,
+  })) };
+}
+
+async function* logged(log: EventLog, events: AsyncGenerator<AgentEvent>): AsyncGenerator<AgentEvent> {
+  for await (const event of events) {
+    log.write(event);
+    yield event;
+  }
+}

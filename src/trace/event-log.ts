@@ -1,0 +1,29 @@
+import { appendFileSync, mkdirSync } from "node:fs";
+import { join } from "node:path";
+import type { AgentEvent } from "../core/events.ts";
+
+/** Where a run's events go: `<workspace>/.glassbox/runs/<run_id>.jsonl`, a folder no tool can touch. */
+export function eventLogPath(workspaceRoot: string, runId: string): string {
+  return join(workspaceRoot, ".glassbox", "runs", `${runId}.jsonl`);
+}
+
+/**
+ * Appends each event as one JSON line in a single write, so a run killed at any moment leaves a
+ * log whose every line parses. Streaming deltas are left out: their text is whole in model_reply.
+ */
+export class EventLog {
+  constructor(readonly path: string) {
+    mkdirSync(join(path, ".."), { recursive: true });
+  }
+
+  write(event: AgentEvent): void {
+    if (event.kind === "model_delta") return;
+    appendFileSync(this.path, JSON.stringify(event) + "\n");
+  }
+}
+
+/** A sortable, collision-safe run id: time first, then randomness. */
+export function newRunId(now: number): string {
+  const stamp = new Date(now).toISOString().replace(/[-:]/g, "").replace(/\..*/, "");
+  return `${stamp}-${crypto.randomUUID().slice(0, 8)}`;
+}

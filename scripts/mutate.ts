@@ -1,0 +1,270 @@
+#!/usr/bin/env bun
+/**
+ * Proves the guards are tested: for each mutant, copy the project, remove one guard, run the test
+ * suite, and count the failures. A mutant no test catches means a guard nobody would miss.
+ *
+ *   bun scripts/mutate.ts            all mutants
+ *   bun scripts/mutate.ts NAME ...   only these
+ */
+import { cpSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { tmpdir, availableParallelism } from "node:os";
+import { join } from "node:path";
+
+interface Mutant {
+  name: string;
+  file: string;
+  /** Text that must occur exactly once in the file, and what replaces it. */
+  find: string;
+  replace: string;
+}
+
+export const MUTANTS: Mutant[] = [
+  {
+    name: "bool accepted as integer",
+    file: "src/core/validate.ts",
+    find: "const parsed = tool.schema.safeParse(value);",
+    replace:
+      "const parsed = tool.schema.safeParse(Object.fromEntries(Object.entries(value).map(([k, v]) => [k, typeof v === \"boolean\" ? Number(v) : v])));",
+  },
+  {
+    name: "unexpected keys allowed",
+    file: "src/core/validate.ts",
+    find: "const parsed = tool.schema.safeParse(value);",
+    replace: "const parsed = ((tool.schema as any).strip?.() ?? tool.schema).safeParse(value);",
+  },
+  {
+    name: "non-object arguments accepted",
+    file: "src/core/validate.ts",
+    find: "if (value === null || typeof value !== \"object\" || Array.isArray(value)) {",
+    replace: "if (value === null) {",
+  },
+  {
+    name: "confinement off",
+    file: "src/tools/workspace.ts",
+    find: "if (rel === \"..\" || rel.startsWith(\"..\" + sep) || isAbsolute(rel)) {",
+    replace: "if (false) {",
+  },
+  {
+    name: "dot-dot paths allowed",
+    file: "src/tools/workspace.ts",
+    find: "if (cleaned === \"..\" || cleaned.startsWith(\"..\" + sep)) {",
+    replace: "if (false) {",
+  },
+  {
+    name: "absolute paths allowed",
+    file: "src/tools/workspace.ts",
+    find: "if (isAbsolute(path) || /^[A-Za-z]:[\\\\/]/.test(path)) {",
+    replace: "if (false) {",
+  },
+  {
+    name: "NUL bytes allowed",
+    file: "src/tools/workspace.ts",
+    find: "if (path.includes(\"\\0\")) throw",
+    replace: "if (false) throw",
+  },
+  {
+    name: "off-limits names allowed",
+    file: "src/tools/workspace.ts",
+    find: "const lower = name.toLowerCase();",
+    replace: "return false; const lower = name.toLowerCase();",
+  },
+  {
+    name: "dangling links followed",
+    file: "src/tools/workspace.ts",
+    find: "if (isLink(current)) throw",
+    replace: "if (false) throw",
+  },
+  {
+    name: "symlinks followed in search",
+    file: "src/tools/files.ts",
+    find: "const found = workspace.admits(location);",
+    replace:
+      "const found = workspace.admits(location) ?? { real: location, relative: location.slice(workspace.root.length + 1), stats: require(\"node:fs\").statSync(location) };",
+  },
+  {
+    name: "special files opened",
+    file: "src/tools/files.ts",
+    find: "if (!file.stats.isFile()) throw",
+    replace: "if (false) throw",
+  },
+  {
+    name: "unbounded reads",
+    file: "src/tools/files.ts",
+    find: "if (want <= 0) return { bytes, complete: false, binary: false };",
+    replace: "if (want <= 0) return readChunks(real, Infinity, visit);",
+  },
+  {
+    name: "approval skipped",
+    file: "src/core/checkpoint.ts",
+    find: "if (tool.needsApproval && rules.verdict !== \"allow\") {",
+    replace: "if (false) {",
+  },
+  {
+    name: "deny rules ignored",
+    file: "src/core/checkpoint.ts",
+    find: "if (rules.verdict === \"deny\") return denied(",
+    replace: "if (false) return denied(",
+  },
+  {
+    name: "no-execute ignored",
+    file: "src/core/checkpoint.ts",
+    find: "if (!this.options.execute) return refused(",
+    replace: "if (false) return refused(",
+  },
+  {
+    name: "internal errors shown to the model",
+    file: "src/core/checkpoint.ts",
+    find: "content: INTERNAL_FAILURE, detail };",
+    replace: "content: detail, detail };",
+  },
+  {
+    name: "clipping",
+    file: "src/core/checkpoint.ts",
+    find: "content: clip(output, this.options.maxResultChars),",
+    replace: "content: output,",
+  },
+  {
+    name: "repeat limit",
+    file: "src/core/loop.ts",
+    find: "if (seen > limits.max_repeat) {",
+    replace: "if (false) {",
+  },
+  {
+    name: "step limit",
+    file: "src/core/loop.ts",
+    find: "if (steps >= limits.max_steps) return",
+    replace: "if (false) return",
+  },
+  {
+    name: "call limit",
+    file: "src/core/loop.ts",
+    find: "if (calls >= limits.max_tool_calls) {",
+    replace: "if (false) {",
+  },
+  {
+    name: "deadline",
+    file: "src/core/loop.ts",
+    find: "const pastDeadline = () => elapsedSeconds() >= limits.deadline_seconds;",
+    replace: "const pastDeadline = () => false;",
+  },
+  {
+    name: "batch limit",
+    file: "src/core/loop.ts",
+    find: "const oversized = reply.tool_calls.length > limits.max_calls_per_reply;",
+    replace: "const oversized = false;",
+  },
+  {
+    name: "context limit",
+    file: "src/core/loop.ts",
+    find: "if (chars > limits.max_transcript_chars) {",
+    replace: "if (false) {",
+  },
+  {
+    name: "token limit",
+    file: "src/core/loop.ts",
+    find: "if (limits.max_tokens > 0 && promptTokens + genTokens >= limits.max_tokens) {",
+    replace: "if (false) {",
+  },
+  {
+    name: "check environment passed through",
+    file: "src/tools/checks.ts",
+    find: "env: checkEnvironment(check),",
+    replace: "env: process.env,",
+  },
+  {
+    name: "check timeout",
+    file: "src/tools/checks.ts",
+    find: "const timer = setTimeout(() => ((timedOut = true), killGroup()), check.timeout_seconds * 1000);",
+    replace: "const timer = setTimeout(() => {}, check.timeout_seconds * 1000);",
+  },
+  {
+    name: "check leaves processes behind",
+    file: "src/tools/checks.ts",
+    find: "process.kill(-child.pid, \"SIGKILL\");",
+    replace: "process.kill(child.pid, \"SIGKILL\");",
+  },
+  {
+    name: "check output uncapped",
+    file: "src/tools/checks.ts",
+    find: "while (this.tailBytes - this.tail[0]!.length >= this.keep) {",
+    replace: "while (false) {",
+  },
+  {
+    name: "unknown config keys accepted",
+    file: "src/cli/config.ts",
+    find: "    deny: z.array(z.string()).default([]),\n  })\n  .strict()",
+    replace: "    deny: z.array(z.string()).default([]),\n  })\n  .passthrough()",
+  },
+];
+
+const ROOT = join(import.meta.dir, "..");
+const COPIED = ["src", "test", "workspace", "prompts", "package.json", "bunfig.toml", "tsconfig.json"];
+
+/** The file with the guard removed; throws when the guard text is gone or ambiguous. */
+function mutatedText(mutant: Mutant, root: string): string {
+  const text = readFileSync(join(root, mutant.file), "utf8");
+  const count = text.split(mutant.find).length - 1;
+  if (count !== 1) throw new Error(`mutant "${mutant.name}": the guard text occurs ${count} times in ${mutant.file}; update scripts/mutate.ts`);
+  return text.replace(mutant.find, () => mutant.replace);
+}
+
+const SUITE_TIMEOUT_MS = 180_000;
+
+interface MutantResult {
+  failed: number;
+  passed: number;
+  seconds: number;
+  hung: boolean;
+}
+
+async function runMutant(mutant: Mutant): Promise<MutantResult> {
+  const copy = mkdtempSync(join(tmpdir(), "glassbox-mutant-"));
+  try {
+    for (const entry of COPIED) cpSync(join(ROOT, entry), join(copy, entry), { recursive: true });
+    symlinkSync(join(ROOT, "node_modules"), join(copy, "node_modules"));
+    writeFileSync(join(copy, mutant.file), mutatedText(mutant, copy));
+    const started = performance.now();
+    const child = Bun.spawn([process.execPath, "test"], { cwd: copy, stdin: "ignore", stdout: "pipe", stderr: "pipe", detached: true });
+    // A removed guard can hang the suite (a FIFO opened, a check never killed): that counts as caught.
+    let hung = false;
+    const timer = setTimeout(() => {
+      hung = true;
+      process.kill(-child.pid, "SIGKILL");
+    }, SUITE_TIMEOUT_MS);
+    const [out, err] = await Promise.all([new Response(child.stdout).text(), new Response(child.stderr).text(), child.exited]);
+    clearTimeout(timer);
+    if (hung) return { failed: 1, passed: 0, seconds: SUITE_TIMEOUT_MS / 1000, hung };
+    const summary = out + err;
+    const failed = Number(/(\d+) fail/.exec(summary)?.[1] ?? NaN);
+    const passed = Number(/(\d+) pass/.exec(summary)?.[1] ?? 0);
+    return { failed: Number.isNaN(failed) ? (child.exitCode === 0 ? 0 : 1) : failed, passed, seconds: (performance.now() - started) / 1000, hung };
+  } finally {
+    rmSync(copy, { recursive: true, force: true });
+  }
+}
+
+if (import.meta.main) {
+  const only = process.argv.slice(2);
+  const chosen = only.length ? MUTANTS.filter((mutant) => only.includes(mutant.name)) : MUTANTS;
+  // Check every mutant still applies before spending minutes on the suite.
+  for (const mutant of chosen) mutatedText(mutant, ROOT);
+  const parallel = Math.max(1, Math.min(2, availableParallelism()));
+  const queue = [...chosen];
+  const results: Array<MutantResult & { mutant: Mutant }> = [];
+  await Promise.all(
+    Array.from({ length: parallel }, async () => {
+      for (let mutant = queue.shift(); mutant; mutant = queue.shift()) {
+        const result = await runMutant(mutant);
+        results.push({ mutant, ...result });
+        const failing = result.hung ? "suite hung" : `${String(result.failed).padStart(3)} failing`;
+        console.log(`${result.failed > 0 ? "caught  " : "SURVIVED"}  ${failing}  ${mutant.name}  (${result.seconds.toFixed(1)}s)`);
+      }
+    }),
+  );
+  const survivors = results.filter((result) => result.failed === 0);
+  console.log(`\n${results.length - survivors.length} of ${results.length} mutants caught`);
+  if (survivors.length) {
+    console.log(`survived: ${survivors.map((result) => result.mutant.name).join(", ")}`);
+    process.exit(1);
+  }
+}

@@ -1,0 +1,110 @@
+import { Checkpoint, type Approver } from "../../src/core/checkpoint.ts";
+import { resolveLimits, type LimitOverrides } from "../../src/core/limits.ts";
+import { Policy, parseRule } from "../../src/core/policy.ts";
+import { runAgent } from "../../src/core/loop.ts";
+import type { AgentEvent, EventOf } from "../../src/core/events.ts";
+import type { Message } from "../../src/core/messages.ts";
+import type { Clock } from "../../src/core/clock.ts";
+import { ScriptSchema, ScriptedModel, type ScriptedReply } from "../../src/model/scripted.ts";
+import type { ModelClient, ModelRequest } from "../../src/model/types.ts";
+import { Workspace } from "../../src/tools/workspace.ts";
+import { TOOL_NAMES, defaultTools } from "../../src/tools/index.ts";
+import type { Checks } from "../../src/tools/checks.ts";
+import type { Tool } from "../../src/tools/tool.ts";
+
+/** A clock that moves only when told to. */
+export class FakeClock implements Clock {
+  constructor(public time = Date.UTC(2026, 10, 30, 12, 0, 0)) {}
+  now(): number {
+    return this.time;
+  }
+  advance(ms: number): void {
+    this.time += ms;
+  }
+}
+
+/** A scripted model that also keeps every request it was sent, to check what the model saw. */
+export class WatchedModel implements ModelClient {
+  readonly requests: ModelRequest[] = [];
+  readonly name = "scripted:test";
+  private readonly inner: ScriptedModel;
+
+  constructor(replies: ScriptedReply[], private readonly onRequest?: (request: ModelRequest) => void) {
+    this.inner = new ScriptedModel("scripted:test", ScriptSchema.parse({ replies }));
+  }
+
+  reply(request: ModelRequest) {
+    this.requests.push({ ...request, messages: structuredClone(request.messages) });
+    this.onRequest?.(request);
+    return this.inner.reply(request);
+  }
+
+  /** Every message text the model was ever sent, joined. */
+  seen(): string {
+    return this.requests.map((request) => request.messages.map((message: Message) => message.content).join("\n")).join("\n");
+  }
+}
+
+export interface ScriptedRun {
+  events: AgentEvent[];
+  model: WatchedModel;
+  stop: EventOf<"stop">;
+  calls: EventOf<"tool_call">[];
+}
+
+export interface RunOptions {
+  workspace: string;
+  limits?: LimitOverrides;
+  checks?: Checks;
+  allow?: string[];
+  deny?: string[];
+  approver?: Approver;
+  clock?: FakeClock;
+  execute?: boolean;
+  offerTools?: boolean;
+  tools?: Tool[];
+  systemPrompt?: string;
+  signal?: AbortSignal;
+  onRequest?: (request: ModelRequest) => void;
+}
+
+/** Runs the real loop and checkpoint against a scripted model: no server, no person. */
+export async function runScripted(replies: ScriptedReply[], options: RunOptions, task = "test task"): Promise<ScriptedRun> {
+  const model = new WatchedModel(replies, options.onRequest);
+  const limits = resolveLimits(options.limits ?? {});
+  const clock = options.clock ?? new FakeClock();
+  const checkpoint = new Checkpoint({
+    tools: options.tools ?? (options.offerTools === false ? [] : defaultTools(options.checks ?? {})),
+    workspace: new Workspace(options.workspace),
+    clock,
+    policy: new Policy(
+      (options.allow ?? []).map((rule) => parseRule(rule, TOOL_NAMES)),
+      (options.deny ?? []).map((rule) => parseRule(rule, TOOL_NAMES)),
+    ),
+    approver: options.approver,
+    maxResultChars: limits.max_result_chars,
+    execute: options.execute ?? true,
+  });
+  const events: AgentEvent[] = [];
+  for await (const event of runAgent({
+    runId: "test-run",
+    task,
+    systemPrompt: options.systemPrompt ?? "You are a test.",
+    model,
+    checkpoint,
+    offerTools: options.offerTools ?? true,
+    limits,
+    clock,
+    workspace: options.workspace,
+    signal: options.signal,
+  })) {
+    events.push(event);
+  }
+  const stop = events.at(-1) as EventOf<"stop">;
+  return { events, model, stop, calls: events.filter((event): event is EventOf<"tool_call"> => event.kind === "tool_call") };
+}
+
+/** A reply that calls one tool. */
+export function call(name: string, args: unknown = {}, id?: string): ScriptedReply {
+  return { content: "", tool_calls: [{ id, name, arguments: args }] };
+}

@@ -3,26 +3,13 @@ import { join } from "node:path";
 import { z } from "zod";
 import { LimitOverridesSchema } from "../core/limits.ts";
 import { CheckSchema } from "../tools/checks.ts";
+import { DEFAULT_MODEL_OPTIONS, ModelOptionsSchema } from "../model/options.ts";
 import { UsageError } from "./usage-error.ts";
-
-export const ModelOptionsSchema = z
-  .object({
-    temperature: z.number().min(0).max(5).optional(),
-    seed: z.number().int().optional(),
-    max_tokens: z.number().int().min(1).optional(),
-    num_ctx: z.number().int().min(256).optional(),
-    idle_timeout_seconds: z.number().positive().optional(),
-    think: z.boolean().optional(),
-    tool_choice: z.enum(["auto", "required", "none"]).optional(),
-    chat_template_kwargs: z.record(z.string(), z.unknown()).optional(),
-    extra_body: z.record(z.string(), z.unknown()).optional(),
-  })
-  .strict();
 
 export const ConfigSchema = z
   .object({
     model: z.string().min(1).optional(),
-    model_options: ModelOptionsSchema.default({}),
+    model_options: ModelOptionsSchema.default(DEFAULT_MODEL_OPTIONS),
     checks: z.record(z.string().regex(/^[A-Za-z0-9_.-]+$/, "a check name is letters, digits, _ . -"), CheckSchema).default({}),
     verify: z.string().optional(),
     limits: LimitOverridesSchema.default({}),

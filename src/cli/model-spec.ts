@@ -1,6 +1,10 @@
 import { readFileSync } from "node:fs";
 import { ScriptSchema, ScriptedModel } from "../model/scripted.ts";
-import { ModelError, type ModelClient, type ModelDelta } from "../model/types.ts";
+import type { ModelClient } from "../model/types.ts";
+import { LlamaCppModel } from "../model/llamacpp.ts";
+import { OllamaModel } from "../model/ollama.ts";
+import type { ModelOptions } from "../model/options.ts";
+import type { WireLog } from "../trace/wire-log.ts";
 import { parseWith } from "./config.ts";
 import { UsageError } from "./usage-error.ts";
 
@@ -58,25 +62,13 @@ export function loadScript(file: string) {
   return parseWith(ScriptSchema, raw, `scripted-model file ${file}`);
 }
 
-export function createModel(spec: ModelSpec, name: string): ModelClient {
+export function createModel(spec: ModelSpec, name: string, options: ModelOptions, wire?: WireLog): ModelClient {
   switch (spec.kind) {
     case "scripted":
       return new ScriptedModel(name, loadScript(spec.file));
     case "llamacpp":
+      return new LlamaCppModel(name, spec.baseUrl, options, wire);
     case "ollama":
-      return new UnavailableModel(name, `the ${spec.kind} adapter is not in this build yet; use --model scripted:FILE`);
-  }
-}
-
-/** A server protocol this build cannot speak yet: every request ends the run as a model error. */
-class UnavailableModel implements ModelClient {
-  constructor(
-    readonly name: string,
-    private readonly why: string,
-  ) {}
-
-  // eslint-disable-next-line require-yield
-  async *reply(): AsyncIterable<ModelDelta> {
-    throw new ModelError(this.why);
+      return new OllamaModel(name, spec.model, spec.baseUrl, options, wire);
   }
 }

@@ -12,6 +12,7 @@ import { RecordingModel } from "../model/recorder.ts";
 import type { ModelClient } from "../model/types.ts";
 import { systemPrompt } from "../prompt/system.ts";
 import { EventLog, eventLogPath, newRunId } from "../trace/event-log.ts";
+import { WireLog, wireLogPath } from "../trace/wire-log.ts";
 import type { CliArgs } from "./args.ts";
 import { loadConfig, type Config } from "./config.ts";
 import { DEFAULT_MODEL, createModel, parseModelSpec } from "./model-spec.ts";
@@ -50,8 +51,15 @@ export function openSession(args: CliArgs, approver?: Approver, clock: Clock = s
     });
   const policy = new Policy(rules([...config.allow, ...args.allow], "--allow"), rules([...config.deny, ...args.deny], "--deny"));
   const spec = args.model ?? config.model ?? DEFAULT_MODEL;
-  let model = createModel(parseModelSpec(spec, args.baseUrl), spec);
-  if (args.record) model = new RecordingModel(model, resolve(args.record));
+  const wire = new WireLog(wireLogPath(workspace.root));
+  let model = createModel(parseModelSpec(spec, args.baseUrl), spec, config.model_options, wire);
+  if (args.record) {
+    try {
+      model = new RecordingModel(model, resolve(args.record));
+    } catch (error) {
+      throw new UsageError(`--record: cannot write ${resolve(args.record)} (${(error as NodeJS.ErrnoException).code ?? (error as Error).message}); check the path`);
+    }
+  }
   const tools = args.offerTools ? defaultTools(config.checks) : [];
   const checkpoint = new Checkpoint({
     tools,
@@ -85,6 +93,7 @@ export function startRun(session: Session, task: string, signal?: AbortSignal): 
     limits: session.limits,
     clock: session.clock,
     workspace: session.workspace.root,
+    replyTokenCap: session.config.model_options.max_tokens,
     signal,
   })) };
 }

@@ -28,8 +28,12 @@ export type AgentEvent =
       task: string;
       started_at: string;
     }
-  | { kind: "model_request"; step: number; messages: number; transcript_chars: number }
-  | { kind: "model_delta"; step: number; channel: "text" | "thinking"; text: string }
+  | { kind: "model_request"; step: number; messages: number; transcript_chars: number; estimated_prompt_tokens: number }
+  /** The server's real context window, once it is known. */
+  | { kind: "model_info"; context_size: number }
+  | { kind: "model_notice"; step: number; text: string }
+  /** `tokens`: pieces received so far in this reply, for live meters. */
+  | { kind: "model_delta"; step: number; channel: "text" | "thinking"; text: string; tokens: number }
   | {
       kind: "model_reply";
       step: number;
@@ -38,8 +42,11 @@ export type AgentEvent =
       tool_calls: number;
       prompt_tokens: number | null;
       gen_tokens: number | null;
+      tokens_per_second: number | null;
       finish_reason: string | null;
     }
+  /** The server counted far fewer prompt tokens than were sent: it probably cut the front off. */
+  | { kind: "truncation_suspected"; step: number; estimated_prompt_tokens: number; reported_prompt_tokens: number }
   | {
       kind: "tool_call";
       step: number;

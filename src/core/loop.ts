@@ -20,6 +20,8 @@ export interface RunInput {
   limits: Limits;
   clock: Clock;
   workspace: string;
+  /** The most tokens one reply may take (model_options.max_tokens): it must fit the window too. */
+  replyTokenCap?: number;
   /** The user's stop button. */
   signal?: AbortSignal;
 }
@@ -31,6 +33,13 @@ interface Stop {
 }
 
 const USER_STOP: Stop = { status: "interrupted", reason: "the user stopped the run" };
+
+/**
+ * A server that reports under half the prompt tokens we estimate probably cut the prompt. Tiny
+ * prompts are left out: the estimate is too rough there.
+ */
+const TRUNCATION_RATIO = 0.5;
+const TRUNCATION_FLOOR = 500;
 
 /** Roughly four characters a token, for budgets when a server reports no usage. */
 const estimateTokens = (chars: number) => Math.ceil(chars / 4);
@@ -46,6 +55,8 @@ export async function* runAgent(input: RunInput): AsyncGenerator<AgentEvent> {
   const pastDeadline = () => elapsedSeconds() >= limits.deadline_seconds;
   const record: Message[] = [{ role: "user", content: input.task }];
   const declarations = input.offerTools ? checkpoint.declarations() : [];
+  const declarationsChars = declarations.length ? JSON.stringify(declarations).length : 0;
+  let contextSize: number | null | undefined;
   const repeats = new Map<string, number>();
   let steps = 0;
   let calls = 0;
@@ -82,18 +93,36 @@ export async function* runAgent(input: RunInput): AsyncGenerator<AgentEvent> {
     const before = checkBeforeModel(viewChars);
     if (before) return yield stopEvent(before);
 
-    steps++;
-    yield { kind: "model_request", step: steps, messages: view.length, transcript_chars: viewChars };
-
+    const estimatedPrompt = estimateTokens(viewChars + declarationsChars);
     // The deadline also cuts a reply that is still streaming.
     const scope = cancelScope();
     let reply: AssembledReply;
     try {
+      if (contextSize === undefined && input.model.contextSize) {
+        contextSize = await input.model.contextSize(scope.signal);
+        if (contextSize) yield { kind: "model_info", context_size: contextSize };
+      }
+      // A server that gets more than its window cuts the front off silently: better not to send it.
+      const needed = estimatedPrompt + (input.replyTokenCap ?? 0);
+      if (contextSize && needed > contextSize) {
+        return yield stopEvent({
+          status: "context_limit",
+          reason: `the prompt (about ${estimatedPrompt} tokens) and the reply cap (${input.replyTokenCap ?? 0}) do not fit the server's context window of ${contextSize} tokens`,
+        });
+      }
+
+      steps++;
+      yield { kind: "model_request", step: steps, messages: view.length, transcript_chars: viewChars, estimated_prompt_tokens: estimatedPrompt };
       const builder = new ReplyBuilder();
+      let pieces = 0;
       for await (const delta of input.model.reply({ messages: view, tools: declarations, signal: scope.signal })) {
         builder.add(delta);
         if (delta.type === "text" || delta.type === "thinking") {
-          yield { kind: "model_delta", step: steps, channel: delta.type, text: delta.text };
+          yield { kind: "model_delta", step: steps, channel: delta.type, text: delta.text, tokens: ++pieces };
+        } else if (delta.type === "tool_call") {
+          pieces++;
+        } else if (delta.type === "notice") {
+          yield { kind: "model_notice", step: steps, text: delta.text };
         }
       }
       reply = builder.result(steps);
@@ -120,8 +149,12 @@ export async function* runAgent(input: RunInput): AsyncGenerator<AgentEvent> {
       tool_calls: reply.tool_calls.length,
       prompt_tokens: reply.prompt_tokens,
       gen_tokens: reply.gen_tokens,
+      tokens_per_second: reply.tokens_per_second,
       finish_reason: reply.finish_reason,
     };
+    if (reply.prompt_tokens !== null && estimatedPrompt >= TRUNCATION_FLOOR && reply.prompt_tokens < estimatedPrompt * TRUNCATION_RATIO) {
+      yield { kind: "truncation_suspected", step: steps, estimated_prompt_tokens: estimatedPrompt, reported_prompt_tokens: reply.prompt_tokens };
+    }
 
     if (reply.tool_calls.length === 0) {
       return yield stopEvent({ status: "completed", reason: "the model answered without calling a tool", answer: reply.content });

@@ -7,6 +7,7 @@ export interface AssembledReply {
   tool_calls: ToolCallRequest[];
   prompt_tokens: number | null;
   gen_tokens: number | null;
+  tokens_per_second: number | null;
   finish_reason: string | null;
 }
 
@@ -18,7 +19,7 @@ export class ReplyBuilder {
   private content = "";
   private thinking = "";
   private calls = new Map<number, { id?: string; name?: string; arguments?: unknown }>();
-  private usage: { prompt_tokens: number; gen_tokens: number } | null = null;
+  private usage: { prompt_tokens: number; gen_tokens: number; tokens_per_second?: number } | null = null;
   private finishReason: string | null = null;
 
   add(delta: ModelDelta): void {
@@ -43,7 +44,9 @@ export class ReplyBuilder {
         break;
       }
       case "usage":
-        this.usage = { prompt_tokens: delta.prompt_tokens, gen_tokens: delta.gen_tokens };
+        this.usage = { prompt_tokens: delta.prompt_tokens, gen_tokens: delta.gen_tokens, tokens_per_second: delta.tokens_per_second };
+        break;
+      case "notice":
         break;
       case "done":
         this.finishReason = delta.finish_reason;
@@ -63,6 +66,7 @@ export class ReplyBuilder {
       })),
       prompt_tokens: this.usage?.prompt_tokens ?? null,
       gen_tokens: this.usage?.gen_tokens ?? null,
+      tokens_per_second: this.usage?.tokens_per_second ?? null,
       finish_reason: this.finishReason,
     };
   }

@@ -30,6 +30,7 @@ function sentenceFor(tool: Tool, args: Record<string, unknown>, issue: z.core.$Z
   const arg = `Argument \`${name}\` of ${tool.name}`;
   const known = Object.keys(shapeOf(tool)).join(", ") || "no arguments";
   if (issue.code === "unrecognized_keys") {
+    if (name) return `Unexpected key \`${issue.keys.join("`, `")}\` in argument \`${name}\` of ${tool.name}.`;
     return `Unexpected argument \`${issue.keys.join("`, `")}\` for ${tool.name}; it takes only: ${known}.`;
   }
   const given = valueAt(args, issue.path);

@@ -18,13 +18,17 @@ export type ModelDelta =
   | { type: "text"; text: string }
   | { type: "thinking"; text: string }
   | { type: "tool_call"; index: number; id?: string; name?: string; arguments?: unknown }
-  | { type: "usage"; prompt_tokens: number; gen_tokens: number }
-  | { type: "done"; finish_reason: string | null };
+  | { type: "usage"; prompt_tokens: number; gen_tokens: number; tokens_per_second?: number; timings?: Record<string, unknown> }
+  | { type: "done"; finish_reason: string | null }
+  /** Something the user should know about the server, said once (a fallback taken). */
+  | { type: "notice"; text: string };
 
 export interface ModelClient {
   /** The spec the user gave, for logs and the status line. */
   readonly name: string;
   reply(request: ModelRequest): AsyncIterable<ModelDelta>;
+  /** The server's real context window in tokens, when it can tell. */
+  contextSize?(signal: AbortSignal): Promise<number | null>;
 }
 
 /** A failure on the model side: it ends the run with a status, never a crash. */

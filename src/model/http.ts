@@ -1,0 +1,132 @@
+import { ModelError } from "./types.ts";
+
+/**
+ * One HTTP exchange with a model server, with every way it can fail turned into a ModelError
+ * whose reason names the address and what happened. A watchdog aborts the request when no byte
+ * arrives for the idle timeout (a stalled server), whether waiting for headers or mid-body; the
+ * caller's signal (user stop, deadline) aborts it at once and is passed through untouched.
+ */
+export class ServerExchange {
+  private readonly controller = new AbortController();
+  private timer: ReturnType<typeof setTimeout> | undefined;
+  private stalled = false;
+  private readonly onOuterAbort = () => this.controller.abort();
+
+  constructor(
+    readonly url: string,
+    private readonly idleMs: number,
+    private readonly outer: AbortSignal,
+  ) {
+    outer.addEventListener("abort", this.onOuterAbort, { once: true });
+    if (outer.aborted) this.controller.abort();
+  }
+
+  async send(init: { method: "GET" | "POST"; body?: string }): Promise<Response> {
+    this.kick();
+    try {
+      return await fetch(this.url, {
+        method: init.method,
+        body: init.body,
+        headers: init.body !== undefined ? { "Content-Type": "application/json" } : undefined,
+        signal: this.controller.signal,
+      });
+    } catch (error) {
+      throw this.translate(error);
+    }
+  }
+
+  /** The body as decoded text pieces, each one resetting the stall timer. */
+  async *text(response: Response): AsyncGenerator<string> {
+    if (!response.body) return;
+    const decoder = new TextDecoder();
+    const reader = response.body.getReader();
+    try {
+      for (;;) {
+        this.kick();
+        let chunk: Awaited<ReturnType<typeof reader.read>>;
+        try {
+          chunk = await reader.read();
+        } catch (error) {
+          throw this.translate(error);
+        }
+        if (chunk.done) break;
+        yield decoder.decode(chunk.value, { stream: true });
+      }
+      const rest = decoder.decode();
+      if (rest) yield rest;
+    } finally {
+      this.dispose();
+      reader.releaseLock();
+      if (this.controller.signal.aborted || !response.bodyUsed) response.body.cancel().catch(() => {});
+    }
+  }
+
+  /** A non-OK answer: the status and an excerpt of the body, and the parsed JSON if it is JSON. */
+  async failure(response: Response): Promise<{ status: number; excerpt: string; json: any }> {
+    let text = "";
+    try {
+      text = await response.text();
+    } catch {
+      // The excerpt stays empty; the status still says what happened.
+    }
+    this.dispose();
+    let json: any = null;
+    try {
+      json = JSON.parse(text);
+    } catch {
+      // Not JSON: the excerpt is shown as text.
+    }
+    const excerpt = text.replace(/\s+/g, " ").trim().slice(0, 300);
+    return { status: response.status, excerpt, json };
+  }
+
+  /** A reply's whole body as JSON (non-streamed requests and the info endpoints). */
+  async json(response: Response): Promise<any> {
+    let text = "";
+    for await (const piece of this.text(response)) text += piece;
+    try {
+      return JSON.parse(text);
+    } catch {
+      throw new ModelError(`${this.url} answered with a body that is not valid JSON: ${text.slice(0, 200)}`);
+    }
+  }
+
+  dispose(): void {
+    clearTimeout(this.timer);
+    this.outer.removeEventListener("abort", this.onOuterAbort);
+  }
+
+  private kick(): void {
+    clearTimeout(this.timer);
+    this.timer = setTimeout(() => {
+      this.stalled = true;
+      this.controller.abort();
+    }, this.idleMs);
+  }
+
+  /** Names what went wrong. A stop by the caller is passed on as it is, for the loop to name. */
+  private translate(error: unknown): Error {
+    this.dispose();
+    if (this.outer.aborted) return error instanceof Error ? error : new Error(String(error));
+    if (this.stalled) {
+      return new ModelError(`${this.url} sent nothing for ${Math.round(this.idleMs / 1000)}s: the server stalled (idle_timeout_seconds)`);
+    }
+    const code = (error as { code?: string }).code;
+    if (code === "ECONNREFUSED" || code === "ConnectionRefused") {
+      return new ModelError(`cannot reach ${this.url}: connection refused; is the server running (llama-server or ollama serve)?`);
+    }
+    if (code === "ENOTFOUND" || code === "EAI_AGAIN") return new ModelError(`cannot reach ${this.url}: the host name does not resolve; check --model or --base-url`);
+    if (code === "ECONNRESET" || code === "UND_ERR_SOCKET" || /closed|reset|terminated/i.test(String((error as Error).message))) {
+      return new ModelError(`${this.url} closed the connection in the middle of the reply`);
+    }
+    return new ModelError(`request to ${this.url} failed: ${(error as Error).message ?? String(error)}`);
+  }
+}
+
+/** GET or POST a small JSON endpoint (health, props, show, tags) with a short timeout. */
+export async function fetchJson(url: string, body: unknown | undefined, signal: AbortSignal, idleMs = 10_000): Promise<{ status: number; json: any; excerpt: string }> {
+  const exchange = new ServerExchange(url, idleMs, signal);
+  const response = await exchange.send(body === undefined ? { method: "GET" } : { method: "POST", body: JSON.stringify(body) });
+  if (!response.ok) return exchange.failure(response);
+  return { status: response.status, json: await exchange.json(response), excerpt: "" };
+}

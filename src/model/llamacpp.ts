@@ -1,0 +1,202 @@
+import { createParser } from "eventsource-parser";
+import { argumentsText, type Message } from "../core/messages.ts";
+import type { WireLog } from "../trace/wire-log.ts";
+import { fetchJson, ServerExchange } from "./http.ts";
+import { loggedReply } from "./logged-reply.ts";
+import type { ModelOptions } from "./options.ts";
+import { ModelError, type ModelClient, type ModelDelta, type ModelRequest, type ToolDeclaration } from "./types.ts";
+
+/**
+ * llama.cpp's `llama-server`, through its OpenAI-compatible `/v1/chat/completions` with Server-Sent
+ * Events. Facts from real captures (shared/fixtures/llamacpp-wire): an error before the first
+ * token is a plain JSON HTTP error even when streaming; an error after it is a `data: {"error"}`
+ * event with no `[DONE]`; tool-call arguments arrive as raw text fragments by index.
+ */
+export class LlamaCppModel implements ModelClient {
+  /** An older server refuses tools with streaming; then tool requests go unstreamed. */
+  private streamTools = true;
+  private contextTokens: number | null | undefined;
+
+  constructor(
+    readonly name: string,
+    private readonly baseUrl: string,
+    private readonly options: ModelOptions,
+    private readonly wire?: WireLog,
+  ) {}
+
+  async contextSize(signal: AbortSignal): Promise<number | null> {
+    if (this.contextTokens !== undefined) return this.contextTokens;
+    try {
+      const props = await fetchJson(`${this.baseUrl}/props`, undefined, signal);
+      const n = props.json?.default_generation_settings?.n_ctx;
+      this.contextTokens = typeof n === "number" ? n : null;
+    } catch (error) {
+      if (signal.aborted) throw error;
+      this.contextTokens = null;
+    }
+    return this.contextTokens;
+  }
+
+  async *reply(request: ModelRequest): AsyncIterable<ModelDelta> {
+    const stream = this.streamTools || request.tools.length === 0;
+    const url = `${this.baseUrl}/v1/chat/completions`;
+    const body = JSON.stringify(this.body(request, stream));
+    let status = 0;
+    const attempt = loggedReply(this.wire, url, body, () => status, async function* (this: LlamaCppModel) {
+      const exchange = new ServerExchange(url, this.options.idle_timeout_seconds * 1000, request.signal);
+      const response = await exchange.send({ method: "POST", body });
+      status = response.status;
+      if (!response.ok) throw this.httpError(url, await exchange.failure(response));
+      if (stream) yield* streamedDeltas(exchange, response);
+      else yield* completionDeltas(await exchange.json(response));
+    }.bind(this));
+    try {
+      yield* attempt;
+    } catch (error) {
+      if (error instanceof ToolsNeedNoStream && stream) {
+        this.streamTools = false;
+        yield { type: "notice", text: `${this.baseUrl} cannot stream tool calls (an older llama.cpp); tool requests are sent unstreamed from now on` };
+        yield* this.reply(request);
+        return;
+      }
+      throw error;
+    }
+  }
+
+  /** The request body, built in a fixed key order with nothing per request: a stable prefix keeps the server's prompt cache warm. */
+  private body(request: ModelRequest, stream: boolean): Record<string, unknown> {
+    const o = this.options;
+    const kwargs = { ...o.chat_template_kwargs, ...(o.think !== undefined ? { enable_thinking: o.think } : {}) };
+    return {
+      messages: request.messages.map(openAiMessage),
+      ...(request.tools.length ? { tools: request.tools.map(openAiTool) } : {}),
+      ...(request.tools.length && o.tool_choice ? { tool_choice: o.tool_choice } : {}),
+      stream,
+      ...(stream ? { stream_options: { include_usage: true } } : {}),
+      max_tokens: o.max_tokens,
+      ...(o.temperature !== undefined ? { temperature: o.temperature } : {}),
+      ...(o.seed !== undefined ? { seed: o.seed } : {}),
+      ...(Object.keys(kwargs).length ? { chat_template_kwargs: kwargs } : {}),
+      ...o.extra_body,
+    };
+  }
+
+  private httpError(url: string, failure: { status: number; excerpt: string; json: any }): Error {
+    const error = failure.json?.error;
+    if (error?.type === "exceed_context_size_error") {
+      return new ModelError(
+        `the prompt (${error.n_prompt_tokens} tokens) does not fit the server's context window (${error.n_ctx} tokens)`,
+        "context_limit",
+      );
+    }
+    if (failure.status === 500 && /Cannot use tools with stream/i.test(error?.message ?? "")) return new ToolsNeedNoStream();
+    return new ModelError(`${url} answered HTTP ${failure.status}: ${error?.message ?? failure.excerpt ?? "no body"}`);
+  }
+}
+
+class ToolsNeedNoStream extends Error {}
+
+function openAiMessage(message: Message): Record<string, unknown> {
+  switch (message.role) {
+    case "assistant":
+      return {
+        role: "assistant",
+        content: message.content,
+        ...(message.tool_calls?.length
+          ? { tool_calls: message.tool_calls.map((call) => ({ id: call.id, type: "function", function: { name: call.name, arguments: argumentsText(call.arguments) } })) }
+          : {}),
+      };
+    case "tool":
+      return { role: "tool", tool_call_id: message.tool_call_id, content: message.content };
+    default:
+      return { role: message.role, content: message.content };
+  }
+}
+
+function openAiTool(tool: ToolDeclaration): Record<string, unknown> {
+  return { type: "function", function: { name: tool.name, description: tool.description, parameters: tool.parameters } };
+}
+
+/** Server-Sent Events to deltas. Keep-alive comments only prove the server is alive. */
+async function* streamedDeltas(exchange: ServerExchange, response: Response): AsyncGenerator<ModelDelta> {
+  const pending: ModelDelta[] = [];
+  let finished = false;
+  let failure: Error | null = null;
+  const openCalls = new Set<number>();
+  const parser = createParser({
+    onEvent(event) {
+      if (failure || finished) return;
+      if (event.data === "[DONE]") {
+        finished = true;
+        return;
+      }
+      let chunk: any;
+      try {
+        chunk = JSON.parse(event.data);
+      } catch {
+        failure = new ModelError(`${exchange.url} sent an event that is not valid JSON: ${event.data.slice(0, 120)}`);
+        return;
+      }
+      if (chunk.error) {
+        failure = new ModelError(`${exchange.url} reported an error mid-reply: ${chunk.error.message ?? JSON.stringify(chunk.error)}`);
+        return;
+      }
+      pending.push(...chunkDeltas(chunk, openCalls));
+    },
+  });
+  const cut = () => (openCalls.size ? ": a tool call was cut off in the middle of its arguments" : "");
+  try {
+    for await (const text of exchange.text(response)) {
+      parser.feed(text);
+      yield* pending.splice(0);
+      if (failure) throw failure;
+      if (finished) return;
+    }
+  } catch (error) {
+    if (error instanceof ModelError && error !== failure && cut()) throw new ModelError(error.message + cut(), error.status);
+    throw error;
+  }
+  throw new ModelError(`${exchange.url} ended the stream without [DONE]${cut()}`);
+}
+
+function chunkDeltas(chunk: any, openCalls: Set<number>): ModelDelta[] {
+  const deltas: ModelDelta[] = [];
+  const choice = chunk.choices?.[0];
+  const delta = choice?.delta ?? {};
+  if (typeof delta.reasoning_content === "string" && delta.reasoning_content) deltas.push({ type: "thinking", text: delta.reasoning_content });
+  if (typeof delta.content === "string" && delta.content) deltas.push({ type: "text", text: delta.content });
+  for (const call of delta.tool_calls ?? []) {
+    openCalls.add(call.index ?? 0);
+    deltas.push({ type: "tool_call", index: call.index ?? 0, id: call.id, name: call.function?.name, arguments: call.function?.arguments });
+  }
+  if (choice?.finish_reason) {
+    openCalls.clear();
+    deltas.push({ type: "done", finish_reason: choice.finish_reason });
+  }
+  if (chunk.usage) deltas.push(usageDelta(chunk.usage, chunk.timings));
+  return deltas;
+}
+
+function usageDelta(usage: any, timings: any): ModelDelta {
+  return {
+    type: "usage",
+    prompt_tokens: usage.prompt_tokens ?? 0,
+    gen_tokens: usage.completion_tokens ?? 0,
+    ...(typeof timings?.predicted_per_second === "number" ? { tokens_per_second: timings.predicted_per_second } : {}),
+    ...(timings ? { timings } : {}),
+  };
+}
+
+/** A non-streamed `chat.completion`, for servers that cannot stream tool calls. */
+function* completionDeltas(completion: any): Generator<ModelDelta> {
+  const choice = completion?.choices?.[0];
+  if (!choice) throw new ModelError(`the server's reply has no choices: ${JSON.stringify(completion).slice(0, 200)}`);
+  const message = choice.message ?? {};
+  if (message.reasoning_content) yield { type: "thinking", text: message.reasoning_content };
+  if (message.content) yield { type: "text", text: message.content };
+  for (const [index, call] of (message.tool_calls ?? []).entries()) {
+    yield { type: "tool_call", index, id: call.id, name: call.function?.name, arguments: call.function?.arguments };
+  }
+  if (completion.usage) yield usageDelta(completion.usage, completion.timings);
+  yield { type: "done", finish_reason: choice.finish_reason ?? null };
+}

@@ -1,0 +1,242 @@
+import { expect, test, describe } from "bun:test";
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { LlamaCppModel } from "../../src/model/llamacpp.ts";
+import { ModelOptionsSchema } from "../../src/model/options.ts";
+import { ReplyBuilder } from "../../src/core/reply.ts";
+import { ModelError, type ModelDelta, type ModelRequest } from "../../src/model/types.ts";
+import { WireLog, readWireLog } from "../../src/trace/wire-log.ts";
+import { llamaCppCapture, readFixture, startFakeServer, type Scene } from "../helpers/fake-server.ts";
+
+const options = (extra: Record<string, unknown> = {}) => ModelOptionsSchema.parse({ idle_timeout_seconds: 1, ...extra });
+
+function request(overrides: Partial<ModelRequest> = {}): ModelRequest {
+  return {
+    messages: [
+      { role: "system", content: "You are a test." },
+      { role: "user", content: "What is the weather in Paris?" },
+    ],
+    tools: [{ name: "get_weather", description: "weather", parameters: { type: "object", properties: { city: { type: "string" } } } }],
+    signal: new AbortController().signal,
+    ...overrides,
+  };
+}
+
+async function collect(model: LlamaCppModel, req = request()): Promise<{ deltas: ModelDelta[]; error: Error | null }> {
+  const deltas: ModelDelta[] = [];
+  try {
+    for await (const delta of model.reply(req)) deltas.push(delta);
+    return { deltas, error: null };
+  } catch (error) {
+    return { deltas, error: error as Error };
+  }
+}
+
+function serving(scene: Scene | ((n: number) => Scene)) {
+  let n = 0;
+  return startFakeServer(() => (typeof scene === "function" ? scene(n++) : scene));
+}
+
+function assembled(deltas: ModelDelta[]) {
+  const builder = new ReplyBuilder();
+  for (const delta of deltas) builder.add(delta);
+  return builder.result(1);
+}
+
+describe("llama.cpp adapter against real captures", () => {
+  test("a text stream arrives token by token and ends with its finish reason", async () => {
+    const server = serving(llamaCppCapture("01-text-stream"));
+    const { deltas, error } = await collect(new LlamaCppModel("llamacpp", server.url, options()));
+    expect(error).toBeNull();
+    // What the capture holds, read independently of the adapter.
+    const sent = readFixture("llamacpp-wire/01-text-stream.sse")
+      .split("\n")
+      .filter((line) => line.startsWith("data: {"))
+      .map((line) => JSON.parse(line.slice(6)).choices[0]?.delta?.content)
+      .filter((content) => typeof content === "string" && content);
+    const texts = deltas.filter((delta) => delta.type === "text");
+    expect(texts.length).toBe(sent.length);
+    const reply = assembled(deltas);
+    expect(reply.content).toBe(sent.join(""));
+    expect(reply.finish_reason).toBe("stop");
+  });
+
+  test("a streamed tool call is assembled from fragments by index, raw arguments kept", async () => {
+    const server = serving(llamaCppCapture("02-tool-required-stream"));
+    const { deltas, error } = await collect(new LlamaCppModel("llamacpp", server.url, options()));
+    expect(error).toBeNull();
+    const reply = assembled(deltas);
+    expect(reply.tool_calls.length).toBe(1);
+    expect(reply.tool_calls[0]!.name).toBe("get_weather");
+    expect(reply.tool_calls[0]!.id).toMatch(/^[A-Za-z0-9]{32}$/);
+    const args = JSON.parse(reply.tool_calls[0]!.arguments as string);
+    expect(["Paris", "Tokyo"]).toContain(args.city);
+    expect(reply.finish_reason).toBe("tool_calls");
+  });
+
+  test("three parallel calls and the usage chunk", async () => {
+    const server = serving(llamaCppCapture("09-tool-result-followup-stream"));
+    const { deltas, error } = await collect(new LlamaCppModel("llamacpp", server.url, options()));
+    expect(error).toBeNull();
+    const reply = assembled(deltas);
+    expect(reply.tool_calls.length).toBe(3);
+    for (const call of reply.tool_calls) expect(() => JSON.parse(call.arguments as string)).not.toThrow();
+    expect(reply.prompt_tokens).toBe(354);
+    expect(reply.gen_tokens).toBe(201);
+    expect(reply.tokens_per_second).toBeCloseTo(75.078, 2);
+  });
+
+  test("a prompt over the window is context_limit with both numbers, even when streaming", async () => {
+    const server = serving(llamaCppCapture("05b-overflow-stream"));
+    const { error } = await collect(new LlamaCppModel("llamacpp", server.url, options()));
+    expect(error).toBeInstanceOf(ModelError);
+    expect((error as ModelError).status).toBe("context_limit");
+    expect(error!.message).toContain("10030");
+    expect(error!.message).toContain("4096");
+  });
+
+  test("an error after streaming began, with no [DONE], is a model error keeping the partial text", async () => {
+    const server = serving(llamaCppCapture("12-midstream-error"));
+    const { deltas, error } = await collect(new LlamaCppModel("llamacpp", server.url, options()));
+    expect(deltas.filter((delta) => delta.type === "text").length).toBe(26);
+    expect(error).toBeInstanceOf(ModelError);
+    expect((error as ModelError).status).toBe("model_error");
+    expect(error!.message).toContain("peg-native");
+  });
+
+  test("an HTTP 500 names the status and the server's message, not 'unreachable'", async () => {
+    const server = serving(llamaCppCapture("04-error-bad-json"));
+    const { error } = await collect(new LlamaCppModel("llamacpp", server.url, options()));
+    expect(error!.message).toContain("HTTP 500");
+    expect(error!.message).not.toMatch(/cannot reach|unreachable/);
+  });
+
+  test("finish_reason length is reported", async () => {
+    const server = serving(llamaCppCapture("06-length"));
+    const reply = assembled((await collect(new LlamaCppModel("llamacpp", server.url, options()))).deltas);
+    expect(reply.finish_reason).toBe("length");
+  });
+
+  test("an older server that cannot stream tools: falls back to one unstreamed request, says so once", async () => {
+    const server = serving((n) =>
+      n === 0
+        ? { status: 500, headers: { "Content-Type": "application/json" }, pieces: ['{"error":{"code":500,"message":"Cannot use tools with stream","type":"server_error"}}'] }
+        : llamaCppCapture("07b-nonstream-tool-required"),
+    );
+    const model = new LlamaCppModel("llamacpp", server.url, options());
+    const first = await collect(model);
+    expect(first.error).toBeNull();
+    expect(first.deltas.filter((delta) => delta.type === "notice").length).toBe(1);
+    expect(assembled(first.deltas).tool_calls.length).toBe(1);
+    expect(server.requests.map((seen) => seen.body.stream)).toEqual([true, false]);
+    const second = await collect(model);
+    expect(second.deltas.filter((delta) => delta.type === "notice").length).toBe(0);
+    expect(server.requests.at(-1)!.body.stream).toBe(false);
+  });
+});
+
+describe("llama.cpp request body", () => {
+  test("sends stream, usage, the reply cap, sampling knobs, template kwargs and extra_body", async () => {
+    const server = serving(llamaCppCapture("03-usage"));
+    const model = new LlamaCppModel("llamacpp", server.url, options({ temperature: 0.2, seed: 7, think: false, tool_choice: "required", extra_body: { logit_bias: { "50258": 1.5 } } }));
+    await collect(model);
+    const body = server.requests[0]!.body;
+    expect(body.stream).toBe(true);
+    expect(body.stream_options).toEqual({ include_usage: true });
+    expect(body.max_tokens).toBe(1024);
+    expect(body.temperature).toBe(0.2);
+    expect(body.seed).toBe(7);
+    expect(body.tool_choice).toBe("required");
+    expect(body.chat_template_kwargs).toEqual({ enable_thinking: false });
+    expect(body.logit_bias).toEqual({ "50258": 1.5 });
+    expect(body.tools[0].function.name).toBe("get_weather");
+  });
+
+  test("the same conversation gives a byte-identical body", async () => {
+    const server = serving(llamaCppCapture("03-usage"));
+    const model = new LlamaCppModel("llamacpp", server.url, options({ seed: 1 }));
+    await collect(model);
+    await collect(model);
+    expect(server.requests[0]!.raw).toBe(server.requests[1]!.raw);
+  });
+
+  test("/props gives the real context size", async () => {
+    const props = readFixture("llamacpp-wire/00-props.json");
+    const server = startFakeServer(() => ({ status: 200, headers: { "Content-Type": "application/json" }, pieces: [props] }));
+    const model = new LlamaCppModel("llamacpp", server.url, options());
+    expect(await model.contextSize(new AbortController().signal)).toBe(4096);
+  });
+});
+
+describe("llama.cpp failures", () => {
+  test("connection refused names the address", async () => {
+    const server = serving(llamaCppCapture("01-text-stream"));
+    const url = server.url;
+    server.stop();
+    const { error } = await collect(new LlamaCppModel("llamacpp", url, options()));
+    expect(error!.message).toContain(url);
+    expect(error!.message).toContain("connection refused");
+  });
+
+  test("a connection cut inside a tool call's arguments says so", async () => {
+    const capture = llamaCppCapture("02-tool-required-stream");
+    const server = serving({ ...capture, pieces: capture.pieces.slice(0, 4), after: "cut" });
+    const { error } = await collect(new LlamaCppModel("llamacpp", server.url, options()));
+    expect(error).toBeInstanceOf(ModelError);
+    expect(error!.message).toContain("closed the connection");
+    expect(error!.message).toContain("a tool call was cut off in the middle of its arguments");
+  });
+
+  test("a stream that ends without [DONE] is an error", async () => {
+    const capture = llamaCppCapture("01-text-stream");
+    const server = serving({ ...capture, pieces: capture.pieces.slice(0, 5) });
+    const { error } = await collect(new LlamaCppModel("llamacpp", server.url, options()));
+    expect(error!.message).toContain("without [DONE]");
+  });
+
+  test("a garbage event is an error naming it", async () => {
+    const server = serving({ status: 200, headers: { "Content-Type": "text/event-stream" }, pieces: ["data: {not json\n\n"] });
+    const { error } = await collect(new LlamaCppModel("llamacpp", server.url, options()));
+    expect(error!.message).toContain("not valid JSON");
+  });
+
+  test("a stalled stream ends within the idle timeout; keep-alive comments keep it alive", async () => {
+    const capture = llamaCppCapture("01-text-stream");
+    const stalled = serving({ ...capture, pieces: capture.pieces.slice(0, 3), after: "hang" });
+    const started = performance.now();
+    const { error } = await collect(new LlamaCppModel("llamacpp", stalled.url, options({ idle_timeout_seconds: 0.3 })));
+    expect(error!.message).toContain("stalled");
+    expect(performance.now() - started).toBeLessThan(3000);
+
+    const kept = serving({ ...capture, pieces: [":\n\n", 200, ":\n\n", 200, ":\n\n", 200, ...capture.pieces] });
+    const alive = await collect(new LlamaCppModel("llamacpp", kept.url, options({ idle_timeout_seconds: 0.35 })));
+    expect(alive.error).toBeNull();
+  });
+
+  test("an abort stops the request at once and is not dressed up as a server error", async () => {
+    const capture = llamaCppCapture("01-text-stream");
+    const server = serving({ ...capture, pieces: capture.pieces.slice(0, 3), after: "hang" });
+    const abort = new AbortController();
+    setTimeout(() => abort.abort(), 100);
+    const started = performance.now();
+    const { deltas, error } = await collect(new LlamaCppModel("llamacpp", server.url, options({ idle_timeout_seconds: 30 })), request({ signal: abort.signal }));
+    expect(performance.now() - started).toBeLessThan(2000);
+    expect(error).not.toBeInstanceOf(ModelError);
+    expect(deltas.length).toBeGreaterThan(0);
+  });
+});
+
+test("the wire log holds each request before the response, and the assembled response", async () => {
+  const server = serving(llamaCppCapture("09-tool-result-followup-stream"));
+  const path = join(mkdtempSync(join(tmpdir(), "glassbox-wire-")), "wire.jsonl");
+  await collect(new LlamaCppModel("llamacpp", server.url, options(), new WireLog(path)));
+  const entries = readWireLog(path);
+  expect(entries.map((entry) => entry.kind)).toEqual(["request", "response"]);
+  expect((entries[0] as any).body).toEqual(server.requests[0]!.body);
+  const response = entries[1] as any;
+  expect(response.message.tool_calls.length).toBe(3);
+  expect(response.usage).toEqual({ prompt_tokens: 354, gen_tokens: 201 });
+  expect(response.finish_reason).toBe("tool_calls");
+  expect(response.timings.predicted_n).toBe(201);
+});

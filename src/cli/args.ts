@@ -96,7 +96,9 @@ Usage:
   glassbox [options]               interactive split-pane TUI
   glassbox --demo                  the built-in scripted model on a fresh copy of the toy workspace
   glassbox run [options] "TASK"    headless: one task, events on stdout, exit code = outcome
-  glassbox audit | wire | doctor   (arrive in later builds)
+  glassbox wire [--workspace DIR]  one line per logged model request / response
+  glassbox doctor [--model SPEC]   probe the model server: reachable, model present, context size
+  glassbox audit                   (arrives in a later build)
   glassbox --help | --version
 
 Options (TUI and run):

@@ -3,6 +3,8 @@ import pkg from "../../package.json";
 import { HELP, parseCli } from "./args.ts";
 import { runHeadless } from "./run.ts";
 import { demoArgs } from "./demo.ts";
+import { doctor } from "./doctor.ts";
+import { printWire } from "./wire.ts";
 import { UsageError } from "./usage-error.ts";
 
 export async function main(argv: string[]): Promise<number> {
@@ -14,6 +16,10 @@ export async function main(argv: string[]): Promise<number> {
     switch (args.command) {
       case "run":
         return await runHeadless(args);
+      case "doctor":
+        return await doctor(args);
+      case "wire":
+        return printWire(args);
       case "tui":
         throw new UsageError("the interactive TUI is not in this build yet; use glassbox run \"TASK\" or glassbox --demo");
       default:

@@ -150,3 +150,93 @@ export function ollamaExample(name: string, pauseMs = 0): Scene {
 export function readFixture(path: string): string {
   return readFileSync(join(FIXTURES, path), "utf8");
 }
+
+/** The chunk envelope of the llama.cpp captures, around a delta of our choosing. */
+function llamaChunk(delta: unknown, finish: string | null = null, extra: Record<string, unknown> = {}): string {
+  const chunk = {
+    choices: [{ finish_reason: finish, index: 0, delta }],
+    created: 1796011079,
+    id: "chatcmpl-glassboxtest",
+    model: "models/tiny-32k.gguf",
+    system_fingerprint: "b0-82bb485",
+    object: "chat.completion.chunk",
+    ...extra,
+  };
+  return `data: ${JSON.stringify(chunk)}\n\n`;
+}
+
+const SSE_HEADERS = { Server: "llama.cpp", "X-Accel-Buffering": "no", "Content-Type": "text/event-stream" };
+const USAGE = (prompt: number, generated: number) =>
+  `data: ${JSON.stringify({ choices: [], created: 1796011079, id: "chatcmpl-glassboxtest", model: "models/tiny-32k.gguf", object: "chat.completion.chunk", usage: { completion_tokens: generated, prompt_tokens: prompt, total_tokens: prompt + generated }, timings: { predicted_n: generated, predicted_per_second: 80 } })}\n\n`;
+
+/**
+ * A llama.cpp reply in the exact shape of the captures (role chunk, one token per chunk, finish
+ * chunk, usage chunk, [DONE]) carrying our own tool call: the id and name first with "{", then
+ * the rest of the arguments in small fragments.
+ */
+export function llamaCppToolCallScene(name: string, args: string, id = "Abcdefghijklmnopqrstuvwxyz012345"): Scene {
+  const fragments = (args.slice(1).match(/.{1,3}/gs) ?? []).map((piece) => llamaChunk({ tool_calls: [{ index: 0, function: { arguments: piece } }] }));
+  return {
+    status: 200,
+    headers: SSE_HEADERS,
+    pieces: [
+      llamaChunk({ role: "assistant", content: null }),
+      llamaChunk({ tool_calls: [{ index: 0, id, type: "function", function: { name, arguments: "{" } }] }),
+      ...fragments,
+      llamaChunk({}, "tool_calls"),
+      USAGE(300, fragments.length + 1),
+      "data: [DONE]\n\n",
+    ],
+  };
+}
+
+/** A llama.cpp text reply, one word a chunk, in the captures' shape. */
+export function llamaCppTextScene(text: string, pauseMs = 0): Scene {
+  const words = text.match(/\S+\s*/g) ?? [];
+  return {
+    status: 200,
+    headers: SSE_HEADERS,
+    pieces: [
+      llamaChunk({ role: "assistant", content: null }),
+      ...words.flatMap((word) => (pauseMs ? [llamaChunk({ content: word }), pauseMs] : [llamaChunk({ content: word })])),
+      llamaChunk({}, "stop"),
+      USAGE(400, words.length),
+      "data: [DONE]\n\n",
+    ],
+  };
+}
+
+/** The llama.cpp info endpoints from the captures; chat requests go to `chat`. */
+export function llamaCppServer(chat: (n: number, request: SeenRequest) => Scene): FakeServer {
+  let n = 0;
+  return startFakeServer((request) => {
+    if (request.path === "/props") return { status: 200, headers: { "Content-Type": "application/json" }, pieces: [readFixture("llamacpp-wire/00-props.json")] };
+    if (request.path === "/health") return { status: 200, headers: { "Content-Type": "application/json" }, pieces: [readFixture("llamacpp-wire/00-health.json")] };
+    if (request.path === "/v1/models") return { status: 200, headers: { "Content-Type": "application/json" }, pieces: [readFixture("llamacpp-wire/00-models.json")] };
+    return chat(n++, request);
+  });
+}
+
+/** An Ollama reply carrying our own tool call, in the examples' shape. */
+export function ollamaToolCallScene(name: string, args: Record<string, unknown>): Scene {
+  const line = (message: unknown, done: Record<string, unknown> | null) =>
+    JSON.stringify({ model: "qwen2.5:1.5b", created_at: "2026-11-30T10:02:00.000000Z", message, done: done !== null, ...(done ?? {}) }) + "\n";
+  return {
+    status: 200,
+    headers: { "Content-Type": "application/x-ndjson" },
+    pieces: [
+      line({ role: "assistant", content: "", tool_calls: [{ function: { name, arguments: args } }] }, null),
+      line({ role: "assistant", content: "" }, { done_reason: "stop", total_duration: 1e9, prompt_eval_count: 655, eval_count: 31, eval_duration: 6e8 }),
+    ],
+  };
+}
+
+/** The Ollama info endpoints from the examples; chat requests go to `chat`. */
+export function ollamaServer(chat: (n: number, request: SeenRequest) => Scene): FakeServer {
+  let n = 0;
+  return startFakeServer((request) => {
+    if (request.path === "/api/show") return ollamaExample("09-show");
+    if (request.path === "/api/tags") return ollamaExample("10-tags");
+    return chat(n++, request);
+  });
+}

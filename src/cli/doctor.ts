@@ -1,0 +1,113 @@
+import { resolve } from "node:path";
+import type { CliArgs } from "./args.ts";
+import { loadConfig } from "./config.ts";
+import { DEFAULT_MODEL, createModel, loadScript, parseModelSpec, type ModelSpec } from "./model-spec.ts";
+import { fetchJson } from "../model/http.ts";
+import { modelContextLength } from "../model/ollama.ts";
+import { ModelOptionsSchema, type ModelOptions } from "../model/options.ts";
+
+interface Finding {
+  ok: boolean;
+  text: string;
+  /** What to do about it, for a finding that is not ok. */
+  fix?: string;
+}
+
+const START_SERVER = {
+  llamacpp: "start it: llama-server -m MODEL.gguf --jinja --port 8080 (or pass --model llamacpp:URL)",
+  ollama: "start it: ollama serve (or pass --base-url URL)",
+};
+
+/**
+ * `glassbox doctor`: is the server up, which models it has, the real context size, whether tool
+ * calls are supported, and one tiny round trip through the same adapter a run uses.
+ */
+export async function doctor(args: CliArgs, out: (line: string) => void = (line) => console.log(line)): Promise<number> {
+  const { config } = loadConfig(args.config, resolve(args.workspace ?? "."));
+  const specText = args.model ?? config.model ?? DEFAULT_MODEL;
+  const spec = parseModelSpec(specText, args.baseUrl);
+  out(`glassbox doctor · model ${specText}`);
+  const findings = await probe(spec, specText, ModelOptionsSchema.parse({ ...config.model_options, max_tokens: 8 }));
+  for (const finding of findings) out(`${finding.ok ? "ok  " : "FAIL"}  ${finding.text}${finding.fix ? `\n      fix: ${finding.fix}` : ""}`);
+  return findings.every((finding) => finding.ok) ? 0 : 1;
+}
+
+async function probe(spec: ModelSpec, name: string, options: ModelOptions): Promise<Finding[]> {
+  const signal = AbortSignal.timeout(15_000);
+  if (spec.kind === "scripted") {
+    const script = loadScript(spec.file);
+    return [{ ok: true, text: `scripted model ${spec.file}: ${script.replies.length} replies, valid` }];
+  }
+  const findings: Finding[] = [];
+  const ask = async (url: string, body?: unknown) => {
+    try {
+      return await fetchJson(url, body, signal);
+    } catch (error) {
+      return { status: 0, json: null, excerpt: (error as Error).message };
+    }
+  };
+  if (spec.kind === "llamacpp") {
+    const health = await ask(`${spec.baseUrl}/health`);
+    if (health.status === 0) return [{ ok: false, text: `server not reachable: ${health.excerpt}`, fix: START_SERVER.llamacpp }];
+    findings.push(
+      health.status === 200
+        ? { ok: true, text: `server up at ${spec.baseUrl} (health: ${health.json?.status ?? "ok"})` }
+        : { ok: false, text: `server at ${spec.baseUrl} is not ready (HTTP ${health.status}: ${health.excerpt})`, fix: "wait for the model to load, then run doctor again" },
+    );
+    const models = await ask(`${spec.baseUrl}/v1/models`);
+    const names = (models.json?.data ?? []).map((model: { id: string }) => model.id);
+    findings.push({ ok: names.length > 0, text: `models: ${names.join(", ") || "none listed"}`, fix: names.length ? undefined : "start llama-server with -m MODEL.gguf" });
+    const props = await ask(`${spec.baseUrl}/props`);
+    const nCtx = props.json?.default_generation_settings?.n_ctx;
+    findings.push(
+      typeof nCtx === "number"
+        ? { ok: true, text: `context size ${nCtx} tokens per slot` }
+        : { ok: false, text: "context size unknown (/props did not say)", fix: "use a newer llama-server" },
+    );
+    const tools = props.json?.chat_template_caps?.supports_tool_calls;
+    findings.push(
+      tools === false
+        ? { ok: false, text: "the chat template does not support tool calls", fix: "start llama-server with --jinja and a model whose template has tools" }
+        : { ok: true, text: `tool calls ${tools ? "supported by the chat template" : "not reported (assumed supported with --jinja)"}` },
+    );
+  } else {
+    const tags = await ask(`${spec.baseUrl}/api/tags`);
+    if (tags.status === 0) return [{ ok: false, text: `server not reachable: ${tags.excerpt}`, fix: START_SERVER.ollama }];
+    findings.push({ ok: tags.status === 200, text: `server up at ${spec.baseUrl}` });
+    const names: string[] = (tags.json?.models ?? []).map((model: { name: string }) => model.name);
+    const pulled = names.includes(spec.model) || names.includes(`${spec.model}:latest`);
+    findings.push(
+      pulled
+        ? { ok: true, text: `model ${spec.model} is pulled (of ${names.length}: ${names.join(", ")})` }
+        : { ok: false, text: `model ${spec.model} is not pulled (have: ${names.join(", ") || "none"})`, fix: `ollama pull ${spec.model}` },
+    );
+    if (!pulled) return findings;
+    const show = await ask(`${spec.baseUrl}/api/show`, { model: spec.model });
+    const trained = modelContextLength(show.json);
+    findings.push({ ok: true, text: `context: model trained for ${trained ?? "?"} tokens; glassbox asks for num_ctx ${options.num_ctx}` });
+    const capabilities: string[] | undefined = show.json?.capabilities;
+    findings.push(
+      capabilities && !capabilities.includes("tools")
+        ? { ok: false, text: `model ${spec.model} does not support tool calls (capabilities: ${capabilities.join(", ")})`, fix: "pick a model with tool support, e.g. qwen2.5" }
+        : { ok: true, text: `tool calls ${capabilities ? "supported" : "not reported"}` },
+    );
+  }
+  findings.push(await roundTrip(spec, name, options, signal));
+  return findings;
+}
+
+/** One tiny request through the real adapter, timed. */
+async function roundTrip(spec: ModelSpec, name: string, options: ModelOptions, signal: AbortSignal): Promise<Finding> {
+  const model = createModel(spec, name, options);
+  const started = performance.now();
+  let text = "";
+  try {
+    for await (const delta of model.reply({ messages: [{ role: "user", content: "Reply with the word OK." }], tools: [], signal })) {
+      if (delta.type === "text") text += delta.text;
+    }
+  } catch (error) {
+    return { ok: false, text: `round trip failed: ${(error as Error).message}`, fix: "check the server's log" };
+  }
+  const ms = Math.round(performance.now() - started);
+  return { ok: true, text: `round trip ${ms} ms: ${JSON.stringify(text.trim().slice(0, 40))}` };
+}

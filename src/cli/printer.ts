@@ -8,8 +8,15 @@ export function formatEvent(event: AgentEvent): string | null {
     case "model_reply": {
       const tokens = event.prompt_tokens !== null ? ` (${event.prompt_tokens} prompt + ${event.gen_tokens} generated tokens)` : "";
       const text = event.text ? `: ${oneLine(event.text, 200)}` : "";
-      return `[${event.step}] model: ${event.tool_calls} tool call(s)${tokens}${text}`;
+      const cut = event.finish_reason === "length" ? " [cut off by the reply cap, max_tokens]" : "";
+      return `[${event.step}] model: ${event.tool_calls} tool call(s)${tokens}${cut}${text}`;
     }
+    case "model_info":
+      return `server context window: ${event.context_size} tokens`;
+    case "model_notice":
+      return `[${event.step}] note: ${event.text}`;
+    case "truncation_suspected":
+      return `[${event.step}] warning: the server counted ${event.reported_prompt_tokens} prompt tokens but about ${event.estimated_prompt_tokens} were sent; it probably cut the front of the prompt (raise num_ctx)`;
     case "tool_call": {
       const reason = event.reason ? `: ${event.reason}` : ` (${event.result_chars} chars)`;
       return `[${event.step}] ${event.tool} ${oneLine(event.arguments, 120)} → ${event.decision}${reason}`;

@@ -96,6 +96,7 @@ export async function* runAgent(input: RunInput): AsyncGenerator<AgentEvent> {
     const estimatedPrompt = estimateTokens(viewChars + declarationsChars);
     // The deadline also cuts a reply that is still streaming.
     const scope = cancelScope();
+    const builder = new ReplyBuilder();
     let reply: AssembledReply;
     try {
       if (contextSize === undefined && input.model.contextSize) {
@@ -113,7 +114,6 @@ export async function* runAgent(input: RunInput): AsyncGenerator<AgentEvent> {
 
       steps++;
       yield { kind: "model_request", step: steps, messages: view.length, transcript_chars: viewChars, estimated_prompt_tokens: estimatedPrompt };
-      const builder = new ReplyBuilder();
       let pieces = 0;
       for await (const delta of input.model.reply({ messages: view, tools: declarations, signal: scope.signal })) {
         builder.add(delta);
@@ -127,6 +127,12 @@ export async function* runAgent(input: RunInput): AsyncGenerator<AgentEvent> {
       }
       reply = builder.result(steps);
     } catch (error) {
+      // What streamed before the failure stays in the record and is the run's answer.
+      const partial = builder.result(steps).content;
+      if (partial) {
+        record.push({ role: "assistant", content: partial });
+        lastText = partial;
+      }
       return yield stopEvent(modelFailure(error));
     } finally {
       scope.dispose();

@@ -5,6 +5,14 @@ import { glassbox } from "../helpers/cli.ts";
 import { makeWorkspace } from "../helpers/workspace.ts";
 import { llamaCppServer, llamaCppTextScene, llamaCppToolCallScene, ollamaExample, ollamaServer, ollamaToolCallScene } from "../helpers/fake-server.ts";
 import { readWireLog, wireLogPath } from "../../src/trace/wire-log.ts";
+import { LlamaCppModel } from "../../src/model/llamacpp.ts";
+import { ModelOptionsSchema } from "../../src/model/options.ts";
+import { Checkpoint } from "../../src/core/checkpoint.ts";
+import { Policy } from "../../src/core/policy.ts";
+import { Workspace } from "../../src/tools/workspace.ts";
+import { runAgent } from "../../src/core/loop.ts";
+import { resolveLimits } from "../../src/core/limits.ts";
+import { systemClock } from "../../src/core/clock.ts";
 
 const TASK = "What does this project do?";
 
@@ -104,5 +112,47 @@ describe("glassbox run against a fake Ollama server", () => {
     const run = await glassbox(["run", "--json", "--model", "ollama:qwen9:1b", "--base-url", server.url, "--workspace", ws.root, TASK]);
     expect(run.events.at(-1)!.reason).toContain("ollama pull qwen9:1b");
     expect(existsSync(wireLogPath(ws.root))).toBe(true);
+  });
+});
+
+describe("the loop over a real protocol", () => {
+  test("a user interrupt aborts the request at once, keeps the partial text, ends interrupted", async () => {
+    const ws = makeWorkspace();
+    const scene = llamaCppTextScene("partial words before the user stops it");
+    const server = llamaCppServer(() => ({ ...scene, pieces: scene.pieces.slice(0, 4), after: "hang" }));
+    const model = new LlamaCppModel("llamacpp", server.url, ModelOptionsSchema.parse({ idle_timeout_seconds: 30 }));
+    const abort = new AbortController();
+    const events: any[] = [];
+    const started = performance.now();
+    for await (const event of runAgent({
+      runId: "t",
+      task: TASK,
+      systemPrompt: "",
+      model,
+      checkpoint: new Checkpoint({ tools: [], workspace: new Workspace(ws.root), clock: systemClock, policy: new Policy(), maxResultChars: 2000, execute: true }),
+      offerTools: false,
+      limits: resolveLimits({}),
+      clock: systemClock,
+      workspace: ws.root,
+      signal: abort.signal,
+    })) {
+      events.push(event);
+      if (event.kind === "model_delta" && event.tokens === 3) abort.abort();
+    }
+    expect(performance.now() - started).toBeLessThan(2000);
+    const stop = events.at(-1);
+    expect(stop.status).toBe("interrupted");
+    expect(stop.answer).toBe("partial words before ");
+  });
+
+  test("a server that counts far fewer prompt tokens than were sent raises truncation_suspected", async () => {
+    const ws = makeWorkspace();
+    const server = ollamaServer(() => ollamaExample("08-truncated-prompt"));
+    const config = join(ws.outside, "wide.json");
+    await Bun.write(config, JSON.stringify({ model_options: { num_ctx: 32768 }, limits: { max_transcript_chars: 100000 } }));
+    const run = await glassbox(["run", "--json", "--config", config, "--model", "ollama:qwen2.5:1.5b", "--base-url", server.url, "--workspace", ws.root, "word ".repeat(8000)]);
+    const warning = run.events.find((event) => event.kind === "truncation_suspected");
+    expect(warning?.reported_prompt_tokens).toBe(2048);
+    expect(warning?.estimated_prompt_tokens).toBeGreaterThan(8000);
   });
 });

@@ -179,9 +179,25 @@ describe("llama.cpp failures", () => {
     expect(error!.message).toContain("connection refused");
   });
 
+  test("a host that does not resolve is named as such", async () => {
+    const { error } = await collect(new LlamaCppModel("llamacpp", "http://no-such-host.invalid:8080", options()));
+    expect(error).toBeInstanceOf(ModelError);
+    expect(error!.message).toContain("http://no-such-host.invalid:8080");
+    expect(error!.message).toContain("does not resolve");
+  });
+
+  test("a slow trickle within the idle timeout is not a stall", async () => {
+    const capture = llamaCppCapture("01-text-stream", 60);
+    const server = serving(capture);
+    const { deltas, error } = await collect(new LlamaCppModel("llamacpp", server.url, options({ idle_timeout_seconds: 0.3 })));
+    expect(error).toBeNull();
+    expect(assembled(deltas).finish_reason).toBe("stop");
+  });
+
   test("a connection cut inside a tool call's arguments says so", async () => {
     const capture = llamaCppCapture("02-tool-required-stream");
-    const server = serving({ ...capture, pieces: capture.pieces.slice(0, 4), after: "cut" });
+    // The pause lets the partial call arrive before the connection drops (as it would from a real server mid-generation).
+    const server = serving({ ...capture, pieces: [...capture.pieces.slice(0, 4), 100], after: "cut" });
     const { error } = await collect(new LlamaCppModel("llamacpp", server.url, options()));
     expect(error).toBeInstanceOf(ModelError);
     expect(error!.message).toContain("closed the connection");

@@ -1,0 +1,58 @@
+export interface Rect {
+  left: number;
+  top: number;
+  width: number;
+  height: number;
+}
+
+export interface Layout {
+  transcript: Rect;
+  verdicts: Rect;
+  /** null when the terminal is too narrow for the side column. */
+  meters: Rect | null;
+  layers: Rect | null;
+  input: Rect;
+  status: Rect;
+}
+
+/** Below this width the side column does not fit; verdicts go under the transcript. */
+export const NARROW_WIDTH = 90;
+/** Borders (2) plus one line per meter. */
+export const METERS_HEIGHT = 2 + 7;
+const INPUT_HEIGHT = 3;
+const STATUS_HEIGHT = 1;
+
+/**
+ * Where each pane goes on a `width` × `height` screen. The transcript gets most of the room;
+ * a side column holds the meters, the tool verdicts and the prompt layers.
+ */
+export function layout(width: number, height: number, layerCount = 1): Layout {
+  const mainHeight = Math.max(3, height - INPUT_HEIGHT - STATUS_HEIGHT);
+  const input = { left: 0, top: mainHeight, width, height: INPUT_HEIGHT };
+  const status = { left: 0, top: mainHeight + INPUT_HEIGHT, width, height: STATUS_HEIGHT };
+  if (width < NARROW_WIDTH) {
+    const transcriptHeight = Math.max(3, Math.round(mainHeight * 0.65));
+    return {
+      transcript: { left: 0, top: 0, width, height: transcriptHeight },
+      verdicts: { left: 0, top: transcriptHeight, width, height: Math.max(0, mainHeight - transcriptHeight) },
+      meters: null,
+      layers: null,
+      input,
+      status,
+    };
+  }
+  const side = Math.min(64, Math.max(36, Math.round(width * 0.38)));
+  const left = width - side;
+  const meters = { left, top: 0, width: side, height: Math.min(METERS_HEIGHT, mainHeight) };
+  const layersHeight = Math.min(2 + Math.max(1, layerCount), Math.max(0, Math.floor((mainHeight - meters.height) / 3)));
+  const verdictsTop = meters.height;
+  const verdictsHeight = Math.max(0, mainHeight - meters.height - layersHeight);
+  return {
+    transcript: { left: 0, top: 0, width: left, height: mainHeight },
+    verdicts: { left, top: verdictsTop, width: side, height: verdictsHeight },
+    meters,
+    layers: { left, top: verdictsTop + verdictsHeight, width: side, height: layersHeight },
+    input,
+    status,
+  };
+}

@@ -1,4 +1,4 @@
-import type { z } from "zod";
+import { z } from "zod";
 import type { Tool } from "../tools/tool.ts";
 import { Refusal } from "../tools/tool.ts";
 
@@ -36,8 +36,10 @@ function sentenceFor(tool: Tool, args: Record<string, unknown>, issue: z.core.$Z
   const given = valueAt(args, issue.path);
   if (given === undefined) return `${arg} is missing; it is required.`;
   switch (issue.code) {
-    case "invalid_type":
-      return `${arg} must be ${article(issue.expected === "int" ? "integer" : issue.expected)}, not ${describe(given)}.`;
+    case "invalid_type": {
+      const integer = issue.expected === "int" || declaredType(tool, issue.path) === "integer";
+      return `${arg} must be ${article(integer ? "integer" : issue.expected)}, not ${describe(given)}.`;
+    }
     case "invalid_value":
       return `${arg} must be one of: ${issue.values.map(String).join(", ")}.`;
     case "too_big":
@@ -55,6 +57,13 @@ function sentenceFor(tool: Tool, args: Record<string, unknown>, issue: z.core.$Z
     default:
       return `${arg} is invalid: ${issue.message}.`;
   }
+}
+
+/** The JSON Schema type the model was shown for the argument at `path` (zod says only "number" for an integer). */
+function declaredType(tool: Tool, path: PropertyKey[]): unknown {
+  let node: any = z.toJSONSchema(tool.schema);
+  for (const key of path) node = typeof key === "number" ? node?.items : node?.properties?.[key as string];
+  return node?.type;
 }
 
 function shapeOf(tool: Tool): Record<string, unknown> {

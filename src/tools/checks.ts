@@ -25,6 +25,8 @@ export interface CheckOutcome {
   timedOut: boolean;
   interrupted: boolean;
   output: string;
+  /** Bytes of output dropped from the middle (0 when all of it is kept). */
+  droppedBytes: number;
   seconds: number;
 }
 
@@ -55,7 +57,7 @@ export async function runCheck(check: Check, cwd: string, signal: AbortSignal): 
       detached: true,
     });
   } catch {
-    return { exitCode: null, notStarted: true, timedOut: false, interrupted: false, output: "", seconds: 0 };
+    return { exitCode: null, notStarted: true, timedOut: false, interrupted: false, output: "", droppedBytes: 0, seconds: 0 };
   }
   const killGroup = () => {
     try {
@@ -67,6 +69,8 @@ export async function runCheck(check: Check, cwd: string, signal: AbortSignal): 
   let timedOut = false;
   const timer = setTimeout(() => ((timedOut = true), killGroup()), check.timeout_seconds * 1000);
   signal.addEventListener("abort", killGroup, { once: true });
+  // A signal that fired before the listener was added never calls it.
+  if (signal.aborted) killGroup();
   const capture = new CappedOutput(KEPT_BYTES);
   const reading = Promise.all([capture.drain(child.stdout), capture.drain(child.stderr)]);
   const exitCode = await child.exited;
@@ -80,6 +84,7 @@ export async function runCheck(check: Check, cwd: string, signal: AbortSignal): 
     timedOut,
     interrupted: signal.aborted && !timedOut,
     output: capture.text(),
+    droppedBytes: capture.droppedBytes(),
     seconds: (performance.now() - started) / 1000,
   };
 }
@@ -114,9 +119,18 @@ class CappedOutput {
     }
   }
 
+  /** The tail holds whole chunks, so it may run past `keep`: that excess is dropped too. */
+  private tailExcess(): number {
+    return Math.max(0, this.tailBytes - this.keep);
+  }
+
+  droppedBytes(): number {
+    return this.dropped + this.tailExcess();
+  }
+
   text(): string {
-    const decode = (parts: Uint8Array[]) => Buffer.concat(parts).toString("utf8");
-    const middle = this.dropped ? `\n[… ${this.dropped} bytes of output dropped …]\n` : "";
-    return decode(this.head) + middle + decode(this.tail);
+    const dropped = this.droppedBytes();
+    const middle = dropped ? `\n[… ${dropped} bytes of output dropped …]\n` : "";
+    return Buffer.concat(this.head).toString("utf8") + middle + Buffer.concat(this.tail).subarray(this.tailExcess()).toString("utf8");
   }
 }

@@ -32,6 +32,10 @@ export const editFile = defineTool({
     return {
       target: file.relative,
       async execute() {
+        // Approval can take a while: if the file changed meanwhile, the edit would undo that change.
+        if (readSmallText(workspace.resolve(args.path), MAX_EDIT_BYTES) !== before) {
+          throw new Refusal(`Argument \`path\`: \`${file.relative}\` changed while the edit waited for approval; read it again and redo the edit.`);
+        }
         const at = before.indexOf(args.old);
         writeWhole(file, before.slice(0, at) + args.new + before.slice(at + args.old.length));
         const firstLine = before.slice(0, at).split("\n").length;

@@ -56,6 +56,8 @@ const SKIPPED_FOLDERS = new Set(["node_modules"]);
 export interface WalkEntry {
   file: ResolvedPath;
   depth: number;
+  /** The entry's own name in its folder (a link's name, not its target's). */
+  name: string;
 }
 
 /**
@@ -75,7 +77,7 @@ export function* walk(workspace: Workspace, folder: ResolvedPath, depth = 0): Ge
     const location = join(folder.real, name);
     const found = workspace.admits(location);
     if (!found?.stats) continue;
-    yield { file: found, depth };
+    yield { file: found, depth, name };
     const isLinked = found.real !== location;
     if (found.stats.isDirectory() && !isLinked && !SKIPPED_FOLDERS.has(name)) yield* walk(workspace, found, depth + 1);
   }

@@ -22,12 +22,11 @@ export const listFiles = defineTool({
       async execute() {
         const lines: string[] = [];
         let more = 0;
-        for (const { file, depth } of walk(workspace, folder)) {
+        for (const { file, depth, name } of walk(workspace, folder)) {
           if (lines.length >= MAX_ENTRIES) {
             more++;
             continue;
           }
-          const name = file.relative.split(/[\\/]/).pop();
           lines.push(`${"  ".repeat(depth)}${name}${file.stats!.isDirectory() ? "/" : ""}`);
         }
         if (more) lines.push(`[… ${more} more entries not listed; list a subfolder]`);

@@ -31,7 +31,9 @@ export function makeRunCheck(checks: Checks): Tool | null {
               : outcome.exitCode === 0
                 ? `passed (exit 0, ${took})`
                 : `failed (exit ${outcome.exitCode}, ${took})`;
-          return `Check ${args.name} ${verdict}.\n${outcome.output}`;
+          // Said up front, so the count survives when the result is clipped for the model.
+          const dropped = outcome.droppedBytes ? ` Its output was long: ${outcome.droppedBytes} bytes from the middle were dropped.` : "";
+          return `Check ${args.name} ${verdict}.${dropped}\n${outcome.output}`;
         },
       };
     },

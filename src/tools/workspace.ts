@@ -45,12 +45,13 @@ export class Workspace {
 
   /** Confines an absolute location (a tool's own discovery, or a resolved argument). */
   confine(location: string, argument = "path"): ResolvedPath {
-    const { real, exists } = realLocation(location, argument);
+    const { real, exists, underFile } = realLocation(location, argument);
     const rel = relative(this.root, real);
     if (rel === ".." || rel.startsWith(".." + sep) || isAbsolute(rel)) {
       throw new Refusal(`Argument \`${argument}\` leads outside the workspace through a link; use a path inside it.`);
     }
     this.refuseOffLimits(rel, argument);
+    if (underFile) throw new Refusal(`Argument \`${argument}\` goes through a file as if it were a folder; list_files shows what exists.`);
     return { real, relative: rel === "" ? "." : rel, stats: exists ? statSync(real) : null };
   }
 
@@ -71,16 +72,17 @@ export class Workspace {
 }
 
 /** realpath of the longest existing prefix, with the rest appended: new files resolve too. */
-function realLocation(location: string, argument: string): { real: string; exists: boolean } {
+function realLocation(location: string, argument: string): { real: string; exists: boolean; underFile: boolean } {
   const missing: string[] = [];
   let current = location;
   for (;;) {
+    let real: string;
     try {
-      const real = realpathSync(current);
-      return { real: missing.length ? join(real, ...missing.reverse()) : real, exists: missing.length === 0 };
+      real = realpathSync(current);
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code;
       if (code === "ELOOP") throw new Refusal(`Argument \`${argument}\` goes through a link loop; use another path.`);
+      if (code === "ENAMETOOLONG") throw new Refusal(`Argument \`${argument}\` has a name too long for the file system; use a shorter path.`);
       if (code !== "ENOENT" && code !== "ENOTDIR") throw error;
       // A dangling link would be followed by a write: where it leads cannot be checked, so refuse.
       if (isLink(current)) throw new Refusal(`Argument \`${argument}\` goes through a link that leads nowhere; use another path.`);
@@ -88,7 +90,14 @@ function realLocation(location: string, argument: string): { real: string; exist
       if (parent === current) throw error;
       missing.push(basename(current));
       current = parent;
+      continue;
     }
+    return {
+      real: missing.length ? join(real, ...missing.reverse()) : real,
+      exists: missing.length === 0,
+      // Something missing under a file: reading finds nothing there and writing would fail after approval.
+      underFile: missing.length > 0 && !statSync(real).isDirectory(),
+    };
   }
 }
 

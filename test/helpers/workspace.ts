@@ -1,7 +1,6 @@
 import { mkdtempSync, rmSync, writeFileSync, mkdirSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterAll } from "bun:test";
 import { copyToyWorkspace } from "../../src/cli/demo.ts";
 
 export const CANARY = "CANARY-7f3a9c-glassbox-secret";
@@ -23,9 +22,28 @@ export interface TestWorkspace {
 }
 
 const made: string[] = [];
-afterAll(() => {
-  for (const dir of made.splice(0)) rmSync(dir, { recursive: true, force: true });
-});
+
+/**
+ * Removes every folder makeWorkspace and tempFolder made. Called from an afterAll in test/helpers/preload.ts
+ * (bunfig.toml): this module is loaded once for the whole `bun test` process, so an afterAll at
+ * its top level would attach to the first test file only and leave later files' folders behind.
+ */
+export function removeWorkspaces(): void {
+  for (const dir of made.splice(0)) {
+    try {
+      rmSync(dir, { recursive: true, force: true });
+    } catch (error) {
+      console.warn(`test cleanup: could not remove ${dir}: ${(error as Error).message}`);
+    }
+  }
+}
+
+/** An empty temporary folder, removed with the workspaces after the run. */
+export function tempFolder(purpose = "tmp"): string {
+  const dir = mkdtempSync(join(tmpdir(), `glassbox-test-${purpose}-`));
+  made.push(dir);
+  return dir;
+}
 
 /**
  * A fresh copy of the toy workspace in a temp folder, removed after the test file. Poisoned: its

@@ -1,0 +1,104 @@
+import { describe, expect, test } from "bun:test";
+import { tmpdir } from "node:os";
+import { CheckSchema, checkEnvironment, runCheck } from "../../src/tools/checks.ts";
+
+const never = new AbortController().signal;
+
+describe("CheckSchema (a check in the config)", () => {
+  test("fills in the defaults", () => {
+    expect(CheckSchema.parse({ argv: ["bun", "test"] })).toEqual({ argv: ["bun", "test"], timeout_seconds: 60, env: [] });
+  });
+
+  const bad: Array<[string, unknown]> = [
+    ["an unknown key", { argv: ["x"], shell: true }],
+    ["an empty argv", { argv: [] }],
+    ["an empty program name", { argv: [""] }],
+    ["argv as one string", { argv: "bun test" }],
+    ["a zero timeout", { argv: ["x"], timeout_seconds: 0 }],
+    ["a negative timeout", { argv: ["x"], timeout_seconds: -1 }],
+    ["env as a map", { argv: ["x"], env: { A: "1" } }],
+  ];
+  for (const [label, value] of bad) {
+    test(`refuses ${label}`, () => {
+      expect(CheckSchema.safeParse(value).success).toBe(false);
+    });
+  }
+});
+
+describe("checkEnvironment", () => {
+  const from = { PATH: "/bin", HOME: "/home/u", LANG: "C", AWS_SECRET_ACCESS_KEY: "k", OPENAI_API_KEY: "o", NODE_ENV: "test", CI: "1" };
+
+  test("passes only the safe few, and only those that are set", () => {
+    expect(checkEnvironment(CheckSchema.parse({ argv: ["x"] }), from)).toEqual({ PATH: "/bin", HOME: "/home/u", LANG: "C" });
+  });
+
+  test("adds the ones the check names", () => {
+    expect(checkEnvironment(CheckSchema.parse({ argv: ["x"], env: ["NODE_ENV", "CI", "MISSING"] }), from)).toEqual({
+      PATH: "/bin",
+      HOME: "/home/u",
+      LANG: "C",
+      NODE_ENV: "test",
+      CI: "1",
+    });
+  });
+});
+
+describe("runCheck output capture", () => {
+  const KEEP = 32 * 1024;
+
+  const rows: Array<[label: string, bytes: number, dropped: number]> = [
+    ["small output", 1000, 0],
+    ["exactly both ends", 2 * KEEP, 0],
+    ["one byte over", 2 * KEEP + 1, 1],
+    ["5 MB", 5_000_000, 5_000_000 - 2 * KEEP],
+  ];
+  for (const [label, bytes, dropped] of rows) {
+    test(`${label}: head and tail kept, ${dropped} bytes counted as dropped`, async () => {
+      // Numbered lines, so head and tail can be checked to be the real first and last bytes.
+      const script = `let s = ""; for (let i = 0; s.length < ${bytes}; i++) s += "L" + i + "\\n"; process.stdout.write(s.slice(0, ${bytes}));`;
+      const full = (() => {
+        let s = "";
+        for (let i = 0; s.length < bytes; i++) s += "L" + i + "\n";
+        return s.slice(0, bytes);
+      })();
+      const outcome = await runCheck(CheckSchema.parse({ argv: [process.execPath, "-e", script], timeout_seconds: 20 }), tmpdir(), never);
+      expect(outcome.exitCode).toBe(0);
+      expect(outcome.droppedBytes).toBe(dropped);
+      if (dropped === 0) {
+        expect(outcome.output).toBe(full);
+      } else {
+        expect(outcome.output).toBe(`${full.slice(0, KEEP)}\n[… ${dropped} bytes of output dropped …]\n${full.slice(bytes - KEEP)}`);
+      }
+    });
+  }
+
+  test("stdout and stderr are both captured", async () => {
+    const outcome = await runCheck(CheckSchema.parse({ argv: ["bash", "-c", "echo to-out; echo to-err >&2"] }), tmpdir(), never);
+    expect(outcome.output).toContain("to-out\n");
+    expect(outcome.output).toContain("to-err\n");
+  });
+
+  test("a program that cannot start is reported, not thrown", async () => {
+    const outcome = await runCheck(CheckSchema.parse({ argv: ["definitely-not-a-program-91x"] }), tmpdir(), never);
+    expect(outcome).toMatchObject({ notStarted: true, exitCode: null, timedOut: false });
+  });
+
+  test("aborting the signal stops the check at once", async () => {
+    const abort = new AbortController();
+    const pending = runCheck(CheckSchema.parse({ argv: ["sleep", "20"], timeout_seconds: 20 }), tmpdir(), abort.signal);
+    abort.abort();
+    const started = performance.now();
+    const outcome = await pending;
+    expect(performance.now() - started).toBeLessThan(2000);
+    expect(outcome).toMatchObject({ interrupted: true, timedOut: false, exitCode: null });
+  });
+
+  test("a signal aborted before the check starts stops it at once too", async () => {
+    const abort = new AbortController();
+    abort.abort();
+    const started = performance.now();
+    const outcome = await runCheck(CheckSchema.parse({ argv: ["sleep", "5"], timeout_seconds: 5 }), tmpdir(), abort.signal);
+    expect(performance.now() - started).toBeLessThan(2000);
+    expect(outcome).toMatchObject({ interrupted: true, exitCode: null });
+  }, 8000);
+});

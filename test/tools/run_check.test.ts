@@ -1,0 +1,201 @@
+/**
+ * run_check: a fixed argv chosen by the user, run without a shell in the workspace, with a
+ * timeout that kills the whole process group, a capped output, and only a few environment variables.
+ */
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import type { Checks } from "../../src/tools/checks.ts";
+import { makeWorkspace, type TestWorkspace } from "../helpers/workspace.ts";
+import { call, runScripted } from "../helpers/run.ts";
+import { expectRefused, gate } from "./harness.ts";
+
+const BUN = process.execPath;
+const SECRET_NAME = "GLASSBOX_TEST_SECRET";
+const SECRET_VALUE = "s3cr3t-value-0b7e";
+
+/** Digits unique to this test run (usable as `sleep 30.DIGITS`), to find leftover processes by their command line. */
+const unique = () => `${process.pid}${String(Math.floor(Math.random() * 1e9)).padStart(9, "0")}`;
+
+/** Process ids whose command line contains `marker`, polled briefly so a dying process can finish dying. */
+async function leftovers(marker: string): Promise<string[]> {
+  let found: string[] = [];
+  for (let i = 0; i < 10; i++) {
+    const out = Bun.spawnSync(["pgrep", "-f", marker]).stdout.toString().trim();
+    found = out ? out.split("\n").filter((pid) => pid !== String(process.pid)) : [];
+    if (found.length === 0) return [];
+    await Bun.sleep(50);
+  }
+  return found;
+}
+
+let ws: TestWorkspace;
+const markers: string[] = [];
+beforeAll(() => {
+  ws = makeWorkspace();
+});
+afterAll(() => {
+  // Belt and braces: never leave a sleeper behind even if a test failed.
+  for (const marker of markers) Bun.spawnSync(["pkill", "-KILL", "-f", marker]);
+  delete process.env[SECRET_NAME];
+});
+
+describe("the toy workspace's tests", () => {
+  const checks: Checks = { tests: { argv: [BUN, "test"], timeout_seconds: 60, env: [] } };
+
+  test("a failing test's output comes back to the model", async () => {
+    const run = await runScripted([call("run_check", { name: "tests" }), { content: "they fail" }], { workspace: ws.root, checks, limits: { max_result_chars: 20_000 } });
+    expect(run.calls[0]!.decision).toBe("allowed");
+    const result = run.model.requests[1]!.messages.find((m) => m.role === "tool")!.content;
+    expect(result).toMatch(/^Check tests failed \(exit 1, [\d.]+s\)\./);
+    expect(result).toContain("fail");
+    expect(result).toContain("1.10.0 is newer than 1.9.2");
+  });
+
+  test("after the fix the same check passes", async () => {
+    const fixed = makeWorkspace();
+    const file = join(fixed.root, "src/version.ts");
+    writeFileSync(file, readFileSync(file, "utf8").replace('.split(".");', '.split(".").map(Number);'));
+    const verdict = await gate(fixed.root, { checks }).call("run_check", { name: "tests" });
+    expect(verdict.decision).toBe("allowed");
+    expect(verdict.content).toMatch(/^Check tests passed \(exit 0, [\d.]+s\)\./);
+  });
+
+  test("a check that is not configured is refused, listing the ones that are", async () => {
+    const verdict = await gate(ws.root, { checks: { tests: checks.tests!, lint: { argv: ["true"], timeout_seconds: 5, env: [] } } }).call("run_check", {
+      name: "typecheck",
+    });
+    expectRefused(verdict, ws, "`name`", "tests, lint");
+  });
+
+  test("the model cannot pass anything but a name", async () => {
+    const verdict = await gate(ws.root, { checks }).call("run_check", { name: "tests", argv: ["rm", "-rf", "/"] });
+    expectRefused(verdict, ws, "`argv`");
+  });
+
+  test("with no checks configured there is no run_check tool", async () => {
+    const verdict = await gate(ws.root).call("run_check", { name: "tests" });
+    expectRefused(verdict, ws, /no tool named "run_check"/);
+  });
+});
+
+describe("exit codes and starting", () => {
+  const rows: Array<[label: string, argv: string[], expected: RegExp]> = [
+    ["exit 0 passes", ["true"], /^Check c passed \(exit 0, /],
+    ["exit 3 fails with its code", ["bash", "-c", "echo out; echo err >&2; exit 3"], /^Check c failed \(exit 3, [^\n]*\n(out\nerr|err\nout)\n$/],
+    ["arguments are not seen by a shell", ["echo", "$HOME", "*", ";", "rm"], /\n\$HOME \* ; rm\n$/],
+    ["a command that is not installed", ["no-such-command-glassbox-4d2"], /^Check c could not start: its command `no-such-command-glassbox-4d2` was not found/],
+    ["a file that is not executable", ["./README.md"], /^Check c could not start: its command `\.\/README\.md`/],
+    ["stdin is closed, so a reader ends at once", ["cat"], /^Check c passed \(exit 0, /],
+  ];
+  for (const [label, argv, expected] of rows) {
+    test(label, async () => {
+      const verdict = await gate(ws.root, { checks: { c: { argv, timeout_seconds: 5, env: [] } } }).call("run_check", { name: "c" });
+      expect(verdict.decision).toBe("allowed");
+      expect(verdict.content).toMatch(expected);
+    });
+  }
+
+  test("it runs in the workspace folder", async () => {
+    const verdict = await gate(ws.root, { checks: { c: { argv: ["ls"], timeout_seconds: 5, env: [] } } }).call("run_check", { name: "c" });
+    expect(verdict.content).toContain("README.md");
+    expect(verdict.content).toContain("glassbox.json");
+  });
+});
+
+describe("processes never outlive their check", () => {
+  const hangs: Array<[label: string, argv: (marker: string) => string[]]> = [
+    ["bash with two sleepers", (m) => ["bash", "-c", `sleep 30.${m} & sleep 30.${m}; wait`]],
+    ["bun spawning a child and sleeping", (m) => [BUN, "-e", `Bun.spawn(["sleep", "30.${m}"]); await Bun.sleep(30000);`]],
+  ];
+  for (const [label, argv] of hangs) {
+    test.concurrent(`${label}: killed at timeout_seconds 1, nothing left`, async () => {
+      const marker = unique();
+      markers.push(marker);
+      const started = performance.now();
+      const verdict = await gate(ws.root, { checks: { hang: { argv: argv(marker), timeout_seconds: 1, env: [] } } }).call("run_check", { name: "hang" });
+      const took = performance.now() - started;
+      expect(verdict.decision).toBe("allowed");
+      expect(verdict.content).toStartWith("Check hang timed out after 1s and was stopped.");
+      expect(took).toBeGreaterThan(900);
+      expect(took).toBeLessThan(3000);
+      expect(await leftovers(marker)).toEqual([]);
+    }, 8000);
+  }
+
+  test.concurrent("a background process left by a check that exited is killed too", async () => {
+    const marker = unique();
+    markers.push(marker);
+    const started = performance.now();
+    const verdict = await gate(ws.root, { checks: { bg: { argv: ["bash", "-c", `sleep 30.${marker} & echo started`], timeout_seconds: 10, env: [] } } }).call(
+      "run_check",
+      { name: "bg" },
+    );
+    expect(verdict.content).toMatch(/^Check bg passed \(exit 0, [\d.]+s\)\.\nstarted\n$/);
+    expect(performance.now() - started).toBeLessThan(3000);
+    expect(await leftovers(marker)).toEqual([]);
+  }, 8000);
+
+  test.concurrent("stopping the run stops the check and its children", async () => {
+    const marker = unique();
+    markers.push(marker);
+    const abort = new AbortController();
+    setTimeout(() => abort.abort(), 300);
+    const started = performance.now();
+    const verdict = await gate(ws.root, { checks: { long: { argv: ["bash", "-c", `sleep 30.${marker} & sleep 30.${marker}; wait`], timeout_seconds: 20, env: [] } } }).call(
+      "run_check",
+      { name: "long" },
+      abort.signal,
+    );
+    expect(verdict.content).toStartWith("Check long was stopped because the run ended.");
+    expect(performance.now() - started).toBeLessThan(3000);
+    expect(await leftovers(marker)).toEqual([]);
+  }, 8000);
+});
+
+describe("output over the cap", () => {
+  test("50 MB of output is read with a cap; the model is told how much was dropped", async () => {
+    const TOTAL = 50_000_000;
+    const started = performance.now();
+    const verdict = await gate(ws.root, { checks: { loud: { argv: ["bash", "-c", `yes abcdefghi | head -c ${TOTAL}`], timeout_seconds: 20, env: [] } } }).call(
+      "run_check",
+      { name: "loud" },
+    );
+    expect(performance.now() - started).toBeLessThan(5000);
+    expect(verdict.decision).toBe("allowed");
+    expect(verdict.content.length).toBeLessThanOrEqual(2000);
+    // 32 KiB kept from each end: the rest is counted, and the count is in the first line, which clipping keeps.
+    expect(verdict.content.split("\n")[0]).toBe(`Check loud passed (exit 0, ${/\(exit 0, ([\d.]+s)\)/.exec(verdict.content)![1]}). Its output was long: ${TOTAL - 2 * 32 * 1024} bytes from the middle were dropped.`);
+    expect(verdict.content).toMatch(/characters cut/);
+    expect(verdict.content).toContain("abcdefghi\nabcdefghi");
+  });
+
+  test("output just under the cap is kept whole", async () => {
+    const verdict = await gate(ws.root, { checks: { some: { argv: ["bash", "-c", "yes 0123456789 | head -c 60000"], timeout_seconds: 5, env: [] } } }).call(
+      "run_check",
+      { name: "some" },
+    );
+    expect(verdict.content.split("\n")[0]).toMatch(/^Check some passed \(exit 0, [\d.]+s\)\.$/);
+    expect(verdict.content).not.toContain("bytes of output dropped");
+  });
+});
+
+describe("the environment", () => {
+  beforeAll(() => {
+    process.env[SECRET_NAME] = SECRET_VALUE;
+  });
+
+  const rows: Array<[label: string, env: string[], secretPresent: boolean]> = [
+    ["a secret of the user's is not passed", [], false],
+    ["a variable the check's config names is passed", [SECRET_NAME], true],
+  ];
+  for (const [label, env, secretPresent] of rows) {
+    test(label, async () => {
+      const verdict = await gate(ws.root, { checks: { env: { argv: ["env"], timeout_seconds: 5, env } }, maxResultChars: 50_000 }).call("run_check", { name: "env" });
+      expect(verdict.decision).toBe("allowed");
+      expect(verdict.content).toMatch(/^PATH=/m);
+      if (secretPresent) expect(verdict.content).toContain(`${SECRET_NAME}=${SECRET_VALUE}`);
+      else expect(verdict.content).not.toContain(SECRET_VALUE);
+    });
+  }
+});

@@ -107,13 +107,19 @@ export class Checkpoint {
   private async ask(tool: Tool, args: unknown, plan: ToolPlan, signal: AbortSignal): Promise<string> {
     const who = `${tool.name}${plan.target ? ` on ${plan.target}` : ""}`;
     if (!this.options.approver) return `${who} needs approval and no rule allows it; do not retry it, tell the user what you wanted to change.`;
-    const answer = await this.options.approver({
-      tool: tool.name,
-      arguments: args,
-      target: plan.target,
-      why: `${tool.name} changes files and matches no allow rule`,
-      signal,
-    });
+    let answer: ApprovalAnswer;
+    try {
+      answer = await this.options.approver({
+        tool: tool.name,
+        arguments: args,
+        target: plan.target,
+        why: `${tool.name} changes files and matches no allow rule`,
+        signal,
+      });
+    } catch {
+      // An approval that fails (a closed prompt, a cancelled run) is a "no", never a crashed run.
+      return `${who} was not approved (the approval request failed); do not retry it unchanged.`;
+    }
     if (answer === "always") {
       this.options.policy.allowForSession({ text: tool.name, tool: tool.name, glob: null });
       return "yes";

@@ -1,7 +1,7 @@
 import { join } from "node:path";
-import { writeFileSync, mkdtempSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { writeFileSync } from "node:fs";
 import type { ScriptedReply } from "../../src/model/scripted.ts";
+import { tempFolder } from "./workspace.ts";
 
 const MAIN = join(import.meta.dir, "..", "..", "src", "cli", "main.ts");
 
@@ -25,7 +25,7 @@ export async function glassbox(args: string[], options: { cwd?: string; timeoutM
 
 /** Writes a scripted-model file and returns its `--model` spec. */
 export function scriptFile(replies: ScriptedReply[]): string {
-  const file = join(mkdtempSync(join(tmpdir(), "glassbox-script-")), "script.json");
+  const file = join(tempFolder("script"), "script.json");
   writeFileSync(file, JSON.stringify({ replies }));
   return `scripted:${file}`;
 }

@@ -1,0 +1,323 @@
+import { describe, expect, test } from "bun:test";
+import { existsSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import pkg from "../../package.json";
+import { ScriptSchema } from "../../src/model/scripted.ts";
+import { glassbox, scriptFile, type CliResult } from "../helpers/cli.ts";
+import { call } from "../helpers/run.ts";
+import { CANARY, makeWorkspace, tempFolder } from "../helpers/workspace.ts";
+import { expectWellFormedEvents } from "../helpers/invariants.ts";
+
+const MAIN = join(import.meta.dir, "..", "..", "src", "cli", "main.ts");
+
+const run = (workspace: string, model: string, ...rest: string[]) =>
+  glassbox(["run", "--json", "--model", model, "--workspace", workspace, ...rest, "do the task"]);
+
+const stopOf = (result: CliResult) => result.events.at(-1)!;
+const callsOf = (result: CliResult) => result.events.filter((event) => event.kind === "tool_call");
+
+function logLines(workspace: string): string[] {
+  const folder = join(workspace, ".glassbox", "runs");
+  const files = readdirSync(folder);
+  expect(files).toHaveLength(1);
+  const text = readFileSync(join(folder, files[0]!), "utf8");
+  expect(text.endsWith("\n") || text === "").toBe(true);
+  return text.split("\n").filter((line) => line !== "");
+}
+
+/** Exit 2, a message on stderr, nothing on stdout, nothing run (no .glassbox folder). */
+function expectUsageError(result: CliResult, workspace: string, mentions: string | RegExp): void {
+  expect(result.code).toBe(2);
+  expect(result.stdout).toBe("");
+  expect(result.stderr).toStartWith("glassbox: ");
+  expect(result.stderr).toMatch(mentions);
+  expect(result.stderr).not.toContain("    at ");
+  expect(existsSync(join(workspace, ".glassbox"))).toBe(false);
+}
+
+const readReadme = scriptFile([call("read_file", { path: "README.md" }), { content: "It compares versions." }]);
+
+describe("exit codes and the event stream", () => {
+  test("a completed run exits 0; its events and its log agree, line for line", async () => {
+    const ws = makeWorkspace();
+    const result = await run(ws.root, readReadme);
+    expect(result.stderr).toBe("");
+    expect(result.code).toBe(0);
+    expectWellFormedEvents(result.events);
+    const start = result.events[0]!;
+    expect(start).toMatchObject({ kind: "run_start", model: readReadme, workspace: ws.root, task: "do the task" });
+    expect(start.limits).toMatchObject({ max_steps: 8, max_tool_calls: 12, max_calls_per_reply: 4, max_repeat: 2 });
+    expect(stopOf(result)).toMatchObject({ kind: "stop", status: "completed", steps: 2, tool_calls: 1, answer: "It compares versions." });
+    expect(callsOf(result)).toEqual([expect.objectContaining({ tool: "read_file", arguments: '{"path":"README.md"}', decision: "allowed" })]);
+
+    const path = join(ws.root, ".glassbox", "runs", `${start.run_id}.jsonl`);
+    expect(existsSync(path)).toBe(true);
+    const logged = logLines(ws.root).map((line) => JSON.parse(line));
+    expect(logged).toEqual(result.events);
+    expect(logged.at(-1)!.kind).toBe("stop");
+    const stop = logged.at(-1)!;
+    expect(stop.steps).toBe(logged.filter((event) => event.kind === "model_request").length);
+    expect(stop.tool_calls).toBe(logged.filter((event) => event.kind === "tool_call").length);
+  });
+
+  test("any other status exits 1 (step_limit via --limit max_steps=2)", async () => {
+    const ws = makeWorkspace();
+    const exploring = scriptFile(["README.md", "NOTES.md", "package.json", "src/version.ts"].map((path) => call("read_file", { path })));
+    const result = await run(ws.root, exploring, "--limit", "max_steps=2");
+    expect(result.code).toBe(1);
+    expect(result.events[0]!.limits.max_steps).toBe(2);
+    expect(stopOf(result)).toMatchObject({ status: "step_limit", steps: 2, tool_calls: 2 });
+    const logged = logLines(ws.root).map((line) => JSON.parse(line));
+    expect(logged.at(-1)).toEqual(stopOf(result));
+  });
+
+  test("--limit max_tool_calls=1: call_limit, exit 1; the summary counts match the log", async () => {
+    const ws = makeWorkspace();
+    const two = scriptFile([call("read_file", { path: "README.md" }), call("read_file", { path: "NOTES.md" }), { content: "x" }]);
+    const result = await run(ws.root, two, "--limit", "max_tool_calls=1", "--limit", "max_steps=5");
+    expect(result.code).toBe(1);
+    expect(stopOf(result)).toMatchObject({ status: "call_limit", tool_calls: 1, steps: 2 });
+    const logged = logLines(ws.root).map((line) => JSON.parse(line));
+    const counted = logged.filter((event) => event.kind === "tool_call" && event.decision !== "stopped");
+    expect(logged.at(-1)!.tool_calls).toBe(counted.length);
+  });
+
+  test("a model error exits 1", async () => {
+    const ws = makeWorkspace();
+    const result = await run(ws.root, scriptFile([{ error: "the server fell over" }]));
+    expect(result.code).toBe(1);
+    expect(stopOf(result)).toMatchObject({ status: "model_error" });
+    expect(stopOf(result).reason).toContain("the server fell over");
+  });
+
+  test("without --json: readable lines, a stop line and the log path", async () => {
+    const ws = makeWorkspace();
+    const result = await glassbox(["run", "--model", readReadme, "--workspace", ws.root, "what is this?"]);
+    expect(result.code).toBe(0);
+    expect(result.stdout).toMatch(/^stop: completed after 2 step\(s\), 1 tool call\(s\)/m);
+    expect(result.stdout).toContain("It compares versions.");
+    expect(result.stdout).toMatch(/read_file .*README\.md.* → allowed/);
+    const logLine = /^log: (.+)$/m.exec(result.stdout);
+    expect(logLine).not.toBeNull();
+    const path = logLine![1]!;
+    expect(path).toStartWith(join(ws.root, ".glassbox", "runs") + "/");
+    expect(path).toEndWith(".jsonl");
+    expect(JSON.parse(readFileSync(path, "utf8").trim().split("\n").at(-1)!)).toMatchObject({ kind: "stop", status: "completed" });
+    expect(() => JSON.parse(result.stdout.split("\n")[0]!)).toThrow();
+  });
+
+  test("--help and --version exit 0", async () => {
+    const help = await glassbox(["--help"]);
+    expect(help.code).toBe(0);
+    expect(help.stdout).toContain("glassbox run [options] \"TASK\"");
+    expect(help.stdout).toContain("--no-execute");
+    const version = await glassbox(["--version"]);
+    expect(version.code).toBe(0);
+    expect(version.stdout.trim()).toBe(`glassbox ${pkg.version}`);
+  });
+});
+
+describe("usage errors: exit 2, a message on stderr, nothing run", () => {
+  test("a bad --model spec", async () => {
+    const ws = makeWorkspace();
+    expectUsageError(await run(ws.root, "gpt:4"), ws.root, '"gpt:4"');
+    expectUsageError(await run(ws.root, "scripted:"), ws.root, "names no file");
+  });
+
+  test("an unknown --limit name, and --limit values that are not numbers or out of range", async () => {
+    const ws = makeWorkspace();
+    expectUsageError(await run(ws.root, readReadme, "--limit", "max_stepz=3"), ws.root, '"max_stepz"');
+    expectUsageError(await run(ws.root, readReadme, "--limit", "max_steps=lots"), ws.root, "max_steps");
+    expectUsageError(await run(ws.root, readReadme, "--limit", "max_steps=0"), ws.root, "max_steps");
+    expectUsageError(await run(ws.root, readReadme, "--limit", "max_steps=2.5"), ws.root, "max_steps");
+    expectUsageError(await run(ws.root, readReadme, "--limit", "max_steps"), ws.root, "NAME=VALUE");
+  });
+
+  test("a rule naming an unknown tool, in --allow or --deny", async () => {
+    const ws = makeWorkspace();
+    expectUsageError(await run(ws.root, readReadme, "--allow", "delete_file"), ws.root, '"delete_file"');
+    expectUsageError(await run(ws.root, readReadme, "--deny", "shell:rm*"), ws.root, '"shell"');
+  });
+
+  test("a scripted file with invalid JSON, an unknown key, or that does not exist", async () => {
+    const ws = makeWorkspace();
+    const folder = tempFolder("badscript");
+    writeFileSync(join(folder, "broken.json"), '{"replies": [');
+    expectUsageError(await run(ws.root, `scripted:${join(folder, "broken.json")}`), ws.root, "not valid JSON");
+    writeFileSync(join(folder, "typo.json"), JSON.stringify({ replies: [{ contnet: "x" }] }));
+    expectUsageError(await run(ws.root, `scripted:${join(folder, "typo.json")}`), ws.root, "contnet");
+    expectUsageError(await run(ws.root, `scripted:${join(folder, "missing.json")}`), ws.root, "missing.json");
+  });
+
+  test("a missing task", async () => {
+    const ws = makeWorkspace();
+    expectUsageError(await glassbox(["run", "--json", "--model", readReadme, "--workspace", ws.root]), ws.root, "task");
+    expectUsageError(await glassbox(["run", "--json", "--model", readReadme, "--workspace", ws.root, "   "]), ws.root, "task");
+  });
+
+  test("an unknown option, a workspace that is not a folder, an unwritable --record path", async () => {
+    const ws = makeWorkspace();
+    expectUsageError(await run(ws.root, readReadme, "--yolo"), ws.root, "yolo");
+    expectUsageError(await run(join(ws.root, "README.md"), readReadme), ws.root, "not a folder");
+    expectUsageError(await run(ws.root, readReadme, "--record", join(ws.outside, "no", "such", "folder", "rec.json")), ws.root, "--record");
+  });
+});
+
+describe("options end to end", () => {
+  const writeNotes = scriptFile([call("write_file", { path: "NOTES.md", content: "rewritten" }), { content: "done" }]);
+  const notes = (root: string) => readFileSync(join(root, "NOTES.md"), "utf8");
+
+  test("headless with no --allow: the write is denied and the file unchanged", async () => {
+    const ws = makeWorkspace();
+    const before = notes(ws.root);
+    const result = await run(ws.root, writeNotes);
+    expect(result.code).toBe(0);
+    expect(callsOf(result)[0]!.decision).toBe("denied");
+    expect(notes(ws.root)).toBe(before);
+  });
+
+  test("--allow write_file: the write happens", async () => {
+    const ws = makeWorkspace();
+    const result = await run(ws.root, writeNotes, "--allow", "write_file");
+    expect(callsOf(result)[0]!.decision).toBe("allowed");
+    expect(notes(ws.root)).toBe("rewritten");
+  });
+
+  test("--deny beats --allow", async () => {
+    const ws = makeWorkspace();
+    const before = notes(ws.root);
+    const result = await run(ws.root, writeNotes, "--allow", "write_file", "--deny", "write_file:*.md");
+    expect(callsOf(result)[0]!.decision).toBe("denied");
+    expect(notes(ws.root)).toBe(before);
+  });
+
+  test("--allow TOOL:GLOB matches the path", async () => {
+    const ws = makeWorkspace();
+    const script = scriptFile([call("write_file", { path: "src/new.ts", content: "a" }), call("write_file", { path: "NOTES.md", content: "b" }), { content: "done" }]);
+    const result = await run(ws.root, script, "--allow", "write_file:src/**");
+    expect(callsOf(result).map((event) => event.decision)).toEqual(["allowed", "denied"]);
+    expect(readFileSync(join(ws.root, "src/new.ts"), "utf8")).toBe("a");
+  });
+
+  test("--no-execute: nothing runs, every call is answered 'not executed'", async () => {
+    const ws = makeWorkspace();
+    const before = notes(ws.root);
+    const result = await run(ws.root, writeNotes, "--allow", "write_file", "--no-execute");
+    expect(result.code).toBe(0);
+    expect(callsOf(result)).toHaveLength(1);
+    expect(callsOf(result)[0]).toMatchObject({ decision: "refused" });
+    expect(callsOf(result)[0]!.reason).toContain("not executed");
+    expect(notes(ws.root)).toBe(before);
+    expect(result.events[0]!.tools).toContain("write_file");
+  });
+
+  test("--no-tools: no tools are declared and a call anyway is refused", async () => {
+    const ws = makeWorkspace();
+    const result = await run(ws.root, readReadme, "--no-tools");
+    expect(result.code).toBe(0);
+    expect(result.events[0]!.tools).toEqual([]);
+    expect(callsOf(result)[0]!.decision).toBe("refused");
+    expect(callsOf(result)[0]!.reason).toContain("no tools");
+  });
+});
+
+describe("--record", () => {
+  test("writes a scripted-model file that plays back to the same events", async () => {
+    const ws = makeWorkspace({ poisoned: true });
+    const recorded = join(tempFolder("rec"), "recorded.json");
+    const script = scriptFile([
+      call("read_file", { path: "NOTES.md" }),
+      { content: "", tool_calls: [{ name: "read_file", arguments: '{"path": "../secrets/canary.txt"}' }, { name: "frobnicate", arguments: [1, 2] }] },
+      { content: "writing", tool_calls: [{ name: "write_file", arguments: { path: "NOTES.md", content: "x" } }], usage: { prompt_tokens: 500, gen_tokens: 20 } },
+      call("read_file", { path: "NOTES.md" }),
+      call("read_file", { path: "NOTES.md" }),
+      { content: "never" },
+    ]);
+    const first = await run(ws.root, script, "--record", recorded);
+    expect(stopOf(first).status).toBe("repeat_limit");
+    expect(ScriptSchema.parse(JSON.parse(readFileSync(recorded, "utf8"))).replies).toHaveLength(5);
+
+    const again = makeWorkspace({ poisoned: true });
+    const replay = await run(again.root, `scripted:${recorded}`);
+    const decisions = (result: CliResult) => callsOf(result).map(({ step, id, tool, arguments: args, decision, reason }) => ({ step, id, tool, args, decision, reason }));
+    expect(decisions(first).map((row) => row.decision)).toEqual(["allowed", "refused", "refused", "denied", "allowed", "stopped"]);
+    expect(decisions(replay)).toEqual(decisions(first));
+    const { elapsed_ms: _a, ...firstStop } = stopOf(first);
+    const { elapsed_ms: _b, ...replayStop } = stopOf(replay);
+    expect(replayStop).toEqual(firstStop);
+    expect(replay.code).toBe(first.code);
+    // The poisoned note's canary reached nothing: not stdout, not the log, not the recording.
+    for (const text of [first.stdout, replay.stdout, readFileSync(recorded, "utf8"), logLines(ws.root).join("\n")]) expect(text).not.toContain(CANARY);
+  });
+});
+
+describe("a run stopped from outside", () => {
+  const HANGING = { checks: { hang: { argv: ["sh", "-c", "echo $$ > hang.pid; exec sleep 30"], timeout_seconds: 60 } } };
+
+  /** Starts a run whose second call is a check that hangs; resolves once the check is running. */
+  async function startHangingRun(root: string) {
+    writeFileSync(join(root, "glassbox.json"), JSON.stringify(HANGING));
+    const model = scriptFile([call("read_file", { path: "README.md" }), call("run_check", { name: "hang" }), { content: "never" }]);
+    const child = Bun.spawn([process.execPath, MAIN, "run", "--json", "--model", model, "--workspace", root, "hang"], {
+      stdin: "ignore",
+      stdout: "pipe",
+      stderr: "pipe",
+    });
+    const pidFile = join(root, "hang.pid");
+    const until = Date.now() + 5000;
+    while (!(existsSync(pidFile) && readFileSync(pidFile, "utf8").trim()) && Date.now() < until) await Bun.sleep(10);
+    const checkPid = Number(readFileSync(pidFile, "utf8").trim());
+    expect(checkPid).toBeGreaterThan(0);
+    const cleanUp = () => {
+      try {
+        process.kill(-checkPid, "SIGKILL");
+      } catch {
+        // Already gone.
+      }
+      child.kill("SIGKILL");
+    };
+    return { child, checkPid, cleanUp };
+  }
+
+  const alive = (pid: number) => {
+    try {
+      process.kill(pid, 0);
+      return true;
+    } catch {
+      return false;
+    }
+  };
+
+  test("SIGKILL mid-run leaves a log whose every line parses", async () => {
+    const ws = makeWorkspace();
+    const { child, cleanUp } = await startHangingRun(ws.root);
+    try {
+      child.kill("SIGKILL");
+      expect(await child.exited).not.toBe(0);
+      const lines = logLines(ws.root);
+      const events = lines.map((line) => JSON.parse(line));
+      expect(events[0].kind).toBe("run_start");
+      expect(events.some((event) => event.kind === "tool_call" && event.tool === "read_file")).toBe(true);
+      expect(events.at(-1)).toMatchObject({ kind: "model_reply", step: 2, tool_calls: 1 });
+    } finally {
+      cleanUp();
+    }
+  });
+
+  test("SIGTERM mid-run: the check is killed, the run stops interrupted, exit 1, stop last in the log", async () => {
+    const ws = makeWorkspace();
+    const { child, checkPid, cleanUp } = await startHangingRun(ws.root);
+    try {
+      child.kill("SIGTERM");
+      expect(await child.exited).toBe(1);
+      expect(alive(checkPid)).toBe(false);
+      const events = logLines(ws.root).map((line) => JSON.parse(line));
+      expectWellFormedEvents(events);
+      expect(events.at(-1)).toMatchObject({ kind: "stop", status: "interrupted", steps: 2, tool_calls: 2 });
+      const stdout = (await new Response(child.stdout).text()).trim().split("\n").map((line) => JSON.parse(line));
+      expect(stdout).toEqual(events);
+    } finally {
+      cleanUp();
+    }
+  });
+});

@@ -190,6 +190,48 @@ export const MUTANTS: Mutant[] = [
     replace: "while (false) {",
   },
   {
+    name: "repeated tool-call ids kept",
+    file: "src/core/reply.ts",
+    find: "while (used.has(chosen)) chosen",
+    replace: "while (false) chosen",
+  },
+  {
+    name: "a failing approver crashes the run",
+    file: "src/core/checkpoint.ts",
+    find: "    } catch {\n      // An approval that fails",
+    replace: "    } catch (error) {\n      throw error;\n      // An approval that fails",
+  },
+  {
+    name: "partial text lost on a model failure",
+    file: "src/core/loop.ts",
+    find: "if (partial) {",
+    replace: "if (false) {",
+  },
+  {
+    name: "stream stall not detected",
+    file: "src/model/http.ts",
+    find: "this.stalled = true;\n      this.controller.abort();",
+    replace: "this.stalled = true;",
+  },
+  {
+    name: "Ollama num_ctx not sent",
+    file: "src/model/ollama.ts",
+    find: "num_ctx: o.num_ctx,",
+    replace: "",
+  },
+  {
+    name: "context fit not checked",
+    file: "src/core/loop.ts",
+    find: "if (contextSize && needed > contextSize) {",
+    replace: "if (false) {",
+  },
+  {
+    name: "untrusted text sent to the terminal",
+    file: "src/tui/sanitize.ts",
+    find: "return text.replace(/\\t/g, \"  \").replace(UNSAFE, visible);",
+    replace: "return text.replace(/\\t/g, \"  \");",
+  },
+  {
     name: "unknown config keys accepted",
     file: "src/cli/config.ts",
     find: "    deny: z.array(z.string()).default([]),\n  })\n  .strict()",

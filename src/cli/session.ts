@@ -49,7 +49,10 @@ export function openSession(args: CliArgs, approver?: Approver, clock: Clock = s
         throw new UsageError(`${flag}: ${(error as Error).message}`);
       }
     });
-  const policy = new Policy(rules([...config.allow, ...args.allow], "--allow"), rules([...config.deny, ...args.deny], "--deny"));
+  const policy = new Policy(
+    [...rules(config.allow, "config allow"), ...rules(args.allow, "--allow")],
+    [...rules(config.deny, "config deny"), ...rules(args.deny, "--deny")],
+  );
   const spec = args.model ?? config.model ?? DEFAULT_MODEL;
   const wire = new WireLog(wireLogPath(workspace.root));
   let model = createModel(parseModelSpec(spec, args.baseUrl), spec, config.model_options, wire);
@@ -82,7 +85,13 @@ export interface StartedRun {
 /** Starts one task; every event is written to the run's log before anyone else sees it. */
 export function startRun(session: Session, task: string, signal?: AbortSignal): StartedRun {
   const runId = newRunId(session.clock.now());
-  const log = new EventLog(eventLogPath(session.workspace.root, runId));
+  const path = eventLogPath(session.workspace.root, runId);
+  let log: EventLog;
+  try {
+    log = new EventLog(path);
+  } catch (error) {
+    throw new UsageError(`cannot write the run log ${path} (${(error as NodeJS.ErrnoException).code ?? error}); glassbox logs every run, so the workspace must be writable`);
+  }
   return { runId, logPath: log.path, events: logged(log, runAgent({
     runId,
     task,

@@ -42,7 +42,7 @@ export interface CheckpointOptions {
   /** Who answers approval requests; none means every request is denied. */
   approver?: Approver;
   maxResultChars: number;
-  /** false: calls are validated and answered "not executed"; nothing runs. */
+  /** false (--no-execute): every call is answered "not executed"; nothing is checked or run. */
   execute: boolean;
   todo?: TodoItem[];
 }
@@ -71,6 +71,7 @@ export class Checkpoint {
   }
 
   async handle(call: ToolCallRequest, signal: AbortSignal): Promise<Verdict> {
+    if (!this.options.execute) return refused(`${call.name.slice(0, 60)} was not executed: this run only records what the model asks for.`);
     const tool = this.byName.get(call.name);
     if (!tool) return refused(this.unknownTool(call.name));
 
@@ -84,7 +85,6 @@ export class Checkpoint {
       return failed(error);
     }
 
-    if (!this.options.execute) return refused(`${tool.name} was not executed: this run only records what the model asks for.`);
 
     const rules = this.options.policy.decide(tool.name, plan.target);
     if (rules.verdict === "deny") return denied(`${tool.name} is denied by the rule ${rules.rule}; do not retry it, choose another approach.`);

@@ -56,11 +56,19 @@ export class ReplyBuilder {
 
   result(step: number): AssembledReply {
     const ordered = [...this.calls.entries()].sort(([a], [b]) => a - b);
+    // Every tool message names its call by id: a missing or repeated id would make them ambiguous.
+    const used = new Set<string>();
+    const uniqueId = (id: string | undefined, index: number) => {
+      let chosen = id || `s${step}c${index + 1}`;
+      while (used.has(chosen)) chosen = `${chosen}-${index + 1}`;
+      used.add(chosen);
+      return chosen;
+    };
     return {
       content: this.content,
       thinking: this.thinking,
       tool_calls: ordered.map(([index, call]) => ({
-        id: call.id || `s${step}c${index + 1}`,
+        id: uniqueId(call.id, index),
         name: call.name ?? "",
         arguments: call.arguments ?? {},
       })),

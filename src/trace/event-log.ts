@@ -12,8 +12,10 @@ export function eventLogPath(workspaceRoot: string, runId: string): string {
  * log whose every line parses. Streaming deltas are left out: their text is whole in model_reply.
  */
 export class EventLog {
+  /** Creates the log file at once, so a workspace that cannot hold it fails before anything runs. */
   constructor(readonly path: string) {
     mkdirSync(join(path, ".."), { recursive: true });
+    appendFileSync(path, "");
   }
 
   write(event: AgentEvent): void {

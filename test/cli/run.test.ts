@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { existsSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import pkg from "../../package.json";
 import { ScriptSchema } from "../../src/model/scripted.ts";
@@ -320,4 +320,14 @@ describe("a run stopped from outside", () => {
       cleanUp();
     }
   });
+});
+
+test("a workspace where the run log cannot be written is a usage error, not a crash", async () => {
+  const ws = makeWorkspace();
+  mkdirSync(join(ws.root, ".glassbox"), { recursive: true });
+  writeFileSync(join(ws.root, ".glassbox", "runs"), "a file where the runs folder should be");
+  const result = await glassbox(["run", "--json", "--model", scriptFile([{ content: "hi" }]), "--workspace", ws.root, "task"]);
+  expect(result.code).toBe(2);
+  expect(result.stderr).toContain("cannot write the run log");
+  expect(result.stdout).toBe("");
 });

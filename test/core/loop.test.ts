@@ -508,3 +508,24 @@ describe("the poisoned note", () => {
     expect(run.model.seen()).toContain(CANARY);
   });
 });
+
+test("repeated or missing tool-call ids are made unique, so every tool message names one call", async () => {
+  const ws = makeWorkspace();
+  const run = await runScripted(
+    [
+      {
+        content: "",
+        tool_calls: [
+          { id: "same", name: "current_time", arguments: {} },
+          { id: "same", name: "list_files", arguments: {} },
+          { name: "current_time", arguments: {} },
+        ],
+      },
+      { content: "done" },
+    ],
+    { workspace: ws.root },
+  );
+  const ids = run.calls.map((event) => event.id);
+  expect(new Set(ids).size).toBe(3);
+  expect(ids[0]).toBe("same");
+});

@@ -240,7 +240,9 @@ export const MUTANTS: Mutant[] = [
 ];
 
 const ROOT = join(import.meta.dir, "..");
-const COPIED = ["src", "test", "workspace", "prompts", "package.json", "bunfig.toml", "tsconfig.json"];
+const COPIED = ["src", "test", "workspace", "prompts", "scripts", "package.json", "bunfig.toml", "tsconfig.json"];
+/** The guards live in src/; the compiled-binary tests only add minutes per mutant. */
+const SUITE_ENV = { ...process.env, GLASSBOX_SKIP_E2E: "1" };
 
 /** The file with the guard removed; throws when the guard text is gone or ambiguous. */
 function mutatedText(mutant: Mutant, root: string): string {
@@ -259,14 +261,14 @@ interface MutantResult {
   hung: boolean;
 }
 
-async function runMutant(mutant: Mutant): Promise<MutantResult> {
+async function runMutant(mutant: Mutant | null): Promise<MutantResult> {
   const copy = mkdtempSync(join(tmpdir(), "glassbox-mutant-"));
   try {
     for (const entry of COPIED) cpSync(join(ROOT, entry), join(copy, entry), { recursive: true });
     symlinkSync(join(ROOT, "node_modules"), join(copy, "node_modules"));
-    writeFileSync(join(copy, mutant.file), mutatedText(mutant, copy));
+    if (mutant) writeFileSync(join(copy, mutant.file), mutatedText(mutant, copy));
     const started = performance.now();
-    const child = Bun.spawn([process.execPath, "test"], { cwd: copy, stdin: "ignore", stdout: "pipe", stderr: "pipe", detached: true });
+    const child = Bun.spawn([process.execPath, "test"], { cwd: copy, env: SUITE_ENV, stdin: "ignore", stdout: "pipe", stderr: "pipe", detached: true });
     // A removed guard can hang the suite (a FIFO opened, a check never killed): that counts as caught.
     let hung = false;
     const timer = setTimeout(() => {
@@ -277,8 +279,10 @@ async function runMutant(mutant: Mutant): Promise<MutantResult> {
     clearTimeout(timer);
     if (hung) return { failed: 1, passed: 0, seconds: SUITE_TIMEOUT_MS / 1000, hung };
     const summary = out + err;
-    const failed = Number(/(\d+) fail/.exec(summary)?.[1] ?? NaN);
-    const passed = Number(/(\d+) pass/.exec(summary)?.[1] ?? 0);
+    // The runner's closing lines, e.g. " 567 pass" and " 0 fail" alone on their lines (test names may contain the words).
+    const count = (word: string) => Number([...summary.matchAll(new RegExp(`^\\s*(\\d+) ${word}$`, "gm"))].at(-1)?.[1] ?? NaN);
+    const failed = count("fail");
+    const passed = count("pass") || 0;
     return { failed: Number.isNaN(failed) ? (child.exitCode === 0 ? 0 : 1) : failed, passed, seconds: (performance.now() - started) / 1000, hung };
   } finally {
     rmSync(copy, { recursive: true, force: true });
@@ -290,6 +294,13 @@ if (import.meta.main) {
   const chosen = only.length ? MUTANTS.filter((mutant) => only.includes(mutant.name)) : MUTANTS;
   // Check every mutant still applies before spending minutes on the suite.
   for (const mutant of chosen) mutatedText(mutant, ROOT);
+  // A mutant only counts as caught if the untouched copy passes: a broken copy would "catch" everything.
+  const baseline = await runMutant(null);
+  if (baseline.failed > 0 || baseline.passed === 0) {
+    console.log(`the unmutated copy does not pass (${baseline.failed} failing, ${baseline.passed} passing); fix the suite first`);
+    process.exit(1);
+  }
+  console.log(`baseline: ${baseline.passed} tests pass in ${baseline.seconds.toFixed(1)}s\n`);
   const parallel = Math.max(1, Math.min(2, availableParallelism()));
   const queue = [...chosen];
   const results: Array<MutantResult & { mutant: Mutant }> = [];

@@ -8,6 +8,8 @@ import { printWire } from "./wire.ts";
 import { UsageError } from "./usage-error.ts";
 
 export async function main(argv: string[]): Promise<number> {
+  // TEMPORARY: hidden proof that blessed works from the compiled binary (src/tui/probe.ts).
+  if (argv[0] === "--tui-probe") return (await import("../tui/probe.ts")).runProbe();
   try {
     const args = parseCli(argv);
     if (args.help) return console.log(HELP), 0;

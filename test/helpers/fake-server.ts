@@ -3,7 +3,8 @@ import { join } from "node:path";
 import { afterAll } from "bun:test";
 import { Buffer } from "node:buffer";
 
-export const FIXTURES = join(import.meta.dir, "..", "..", "..", "shared", "fixtures");
+/** Copies of shared/fixtures (real llama.cpp captures, documented Ollama shapes), kept in the repo so a clone tests anywhere. */
+export const FIXTURES = join(import.meta.dir, "..", "fixtures");
 
 /** What the fake server answers to one request. */
 export interface Scene {

@@ -1,0 +1,66 @@
+/**
+ * Build the single glassbox binary:
+ *   bun scripts/build.ts            → dist/glassbox  (bun build --compile --minify src/cli/main.ts)
+ *   bun scripts/build.ts --hello    → dist/hello     (a compiled hello world, for size comparison)
+ * Prints the output's size. Exit code 1 if the build fails.
+ */
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+
+const root = path.resolve(import.meta.dir, "..");
+
+export interface BuildResult {
+  outfile: string;
+  bytes: number;
+  ms: number;
+}
+
+export async function buildBinary(entry: string, outfile: string): Promise<BuildResult> {
+  const started = performance.now();
+  fs.mkdirSync(path.dirname(outfile), { recursive: true });
+  const result = await Bun.build({
+    entrypoints: [entry],
+    compile: {
+      outfile,
+      // The binary runs inside the user's project: it must not pick up that project's .env
+      // (it would leak into the agent's environment and its checks) or bunfig.toml.
+      autoloadDotenv: false,
+      autoloadBunfig: false,
+    },
+    minify: true,
+    // blessed's terminal widget (never loaded by src/tui/blessed.ts) needs these native addons.
+    external: ["term.js", "pty.js"],
+  });
+  if (!result.success) {
+    throw new AggregateError(result.logs, `build of ${path.relative(root, entry)} failed:\n${result.logs.join("\n")}`);
+  }
+  return { outfile, bytes: fs.statSync(outfile).size, ms: performance.now() - started };
+}
+
+export function megabytes(bytes: number): string {
+  return `${(bytes / 1e6).toFixed(1)} MB`;
+}
+
+if (import.meta.main) {
+  const hello = process.argv.includes("--hello");
+  try {
+    let built: BuildResult;
+    if (hello) {
+      const dir = fs.mkdtempSync(path.join(os.tmpdir(), "glassbox-hello-"));
+      const entry = path.join(dir, "hello.ts");
+      fs.writeFileSync(entry, 'console.log("hello world");\n');
+      try {
+        built = await buildBinary(entry, path.join(root, "dist/hello"));
+      } finally {
+        fs.rmSync(dir, { recursive: true, force: true });
+      }
+    } else {
+      built = await buildBinary(path.join(root, "src/cli/main.ts"), path.join(root, "dist/glassbox"));
+    }
+    console.log(`${path.relative(root, built.outfile)}: ${megabytes(built.bytes)} (${built.bytes} bytes), built in ${Math.round(built.ms)} ms`);
+  } catch (error) {
+    console.error((error as Error).message);
+    process.exit(1);
+  }
+}

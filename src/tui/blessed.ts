@@ -1,0 +1,274 @@
+/**
+ * The one place glassbox gets blessed from.
+ *
+ * blessed 0.1.81 was written for Node with its sources on disk. Inside a `bun build --compile`
+ * binary four things break; this module fixes each one at load time, without editing
+ * node_modules:
+ *
+ * 1. Widgets: the package entry (lib/blessed.js → lib/widget.js) loads every widget by a
+ *    computed name, `require('./widgets/' + file)`, which the binary cannot resolve. We never
+ *    load the entry; we require the file of each widget we use by a literal path.
+ * 2. lib/unicode.js measures a tab with a lazy `require('../')` (the package entry again). It
+ *    only reads `exports.blessed.screen.global`, so we hand it the screen constructor first.
+ * 3. blessed's fallback terminfo lives at `__dirname/../usr`, and `__dirname` is frozen at build
+ *    time. We embed blessed's own `usr/xterm-256color` in the binary instead.
+ * 4. Debian 12's xterm-256color, screen-256color and tmux-256color entries use the newer
+ *    ncurses format (magic 0x021e, 32-bit numbers) that blessed misparses; for screen-256color
+ *    it also prints generated code to stderr. We accept only the legacy format (magic 0x011a)
+ *    from the system database and otherwise use the embedded entry.
+ */
+import fs from "node:fs";
+import path from "node:path";
+import type { Widgets } from "blessed";
+// @ts-ignore -- a data file. Bun embeds it in the compiled binary and the default export is its
+// path (under $bunfs inside the binary, the real file when run from source). No .d.ts covers it.
+import embeddedTerminfoFile from "blessed/usr/xterm-256color" with { type: "file" };
+
+export type { Widgets };
+
+/* Literal requires only: see 1. above. (These files have no types of their own.) */
+const Screen = require("blessed/lib/widgets/screen");
+const Element = require("blessed/lib/widgets/element");
+const Box = require("blessed/lib/widgets/box");
+const Text = require("blessed/lib/widgets/text");
+const ScrollableBox = require("blessed/lib/widgets/scrollablebox");
+const ScrollableText = require("blessed/lib/widgets/scrollabletext");
+const List = require("blessed/lib/widgets/list");
+const Log = require("blessed/lib/widgets/log");
+const Textarea = require("blessed/lib/widgets/textarea");
+const Textbox = require("blessed/lib/widgets/textbox");
+const unicode = require("blessed/lib/unicode");
+const Tput = require("blessed/lib/tput");
+
+/* 2. unicode.charWidth('\t') reads `exports.blessed.screen.global` (a static on Screen). */
+unicode.blessed = { screen: Screen };
+
+/* ---------- 3 and 4: terminfo ---------- */
+
+/** Where the embedded (legacy-format) xterm-256color entry is: `$bunfs/…` inside the binary. */
+export const embeddedTerminfoPath: string = embeddedTerminfoFile as unknown as string;
+
+/** Magic number of the terminfo format blessed can parse (16-bit numbers; octal 0432). */
+const LEGACY_TERMINFO_MAGIC = 0x011a;
+
+export function isLegacyTerminfo(data: Uint8Array): boolean {
+  return data.length >= 12 && (data[0]! | (data[1]! << 8)) === LEGACY_TERMINFO_MAGIC;
+}
+
+let embeddedData: Buffer | undefined;
+function embeddedTerminfo(): Buffer {
+  return (embeddedData ??= fs.readFileSync(embeddedTerminfoPath));
+}
+
+/** What blessed's `parseTerminfo` returns (the parts we read). */
+interface TerminfoInfo {
+  name: string;
+  names: string[];
+  file: string;
+  strings: Record<string, string>;
+}
+
+/** The bits of blessed's Tput this module calls. */
+interface TputInternals {
+  terminal: string;
+  _prefix(term: string): string;
+  parseTerminfo(data: Buffer, file: string): TerminfoInfo;
+  compile(info: TerminfoInfo): TerminfoInfo;
+  inject(info: TerminfoInfo): void;
+  readTerminfo(term?: string): TerminfoInfo;
+}
+
+/** The system's entry for `term`, only if it is in the legacy format blessed parses. */
+function systemTerminfo(tput: TputInternals, term: string): TerminfoInfo | null {
+  let file: string;
+  let data: Buffer;
+  try {
+    file = path.normalize(tput._prefix(term)); // the TERMINFO / TERMINFO_DIRS / ~/.terminfo / … search
+    data = fs.readFileSync(file);
+  } catch {
+    return null; // not found
+  }
+  if (!isLegacyTerminfo(data)) return null; // e.g. Debian 12's 0x021e entries
+  try {
+    return tput.parseTerminfo(data, file);
+  } catch {
+    return null; // blessed's parser asserts on malformed entries
+  }
+}
+
+function parseEmbedded(tput: TputInternals): TerminfoInfo {
+  return tput.parseTerminfo(embeddedTerminfo(), embeddedTerminfoPath);
+}
+
+/** Run `fn` with console.error silenced: blessed's compiler prints generated code there on failure. */
+function quietly<T>(fn: () => T): T | null {
+  const error = console.error;
+  console.error = () => {};
+  try {
+    return fn();
+  } catch {
+    return null;
+  } finally {
+    console.error = error;
+  }
+}
+
+/**
+ * `Tput.setup()` (always reached, since blessed.screen() passes `tput: true`) calls
+ * `injectTerminfo(term)` → `readTerminfo(term)`. Both are replaced so that they never throw and
+ * never reach blessed's `__dirname` fallbacks: system legacy entry if it parses and compiles,
+ * else the embedded xterm-256color.
+ */
+const proto = Tput.prototype as TputInternals & { injectTerminfo(term?: string): void };
+
+proto.readTerminfo = function readTerminfo(this: TputInternals, term?: string): TerminfoInfo {
+  return systemTerminfo(this, term || this.terminal) ?? parseEmbedded(this);
+};
+
+proto.injectTerminfo = function injectTerminfo(this: TputInternals, term?: string): void {
+  const info = this.readTerminfo(term);
+  if (info.file !== embeddedTerminfoPath) {
+    const compiled = quietly(() => this.compile(info));
+    if (compiled) return this.inject(compiled);
+  }
+  this.inject(this.compile(parseEmbedded(this)));
+};
+
+/** Which terminfo entry blessed would use for `term`: the system's file or the embedded one. */
+export function terminfoFor(term: string): { name: string; file: string; embedded: boolean; cursorAddress: boolean } {
+  const tput = new Tput({}) as TputInternals; // no terminal given: the constructor does not set up
+  const info = tput.readTerminfo(term);
+  return {
+    name: info.name,
+    file: info.file,
+    embedded: info.file === embeddedTerminfoPath,
+    cursorAddress: typeof info.strings.cursor_address === "string",
+  };
+}
+
+/* ---------- terminal check ---------- */
+
+export interface TerminalContext {
+  env?: Record<string, string | undefined>;
+  stdin?: { isTTY?: boolean };
+  stdout?: { isTTY?: boolean };
+}
+
+/**
+ * Why the TUI cannot run here, as one line, or null if it can. Check before opening a screen:
+ * print it and exit 1.
+ */
+export function terminalProblem(context: TerminalContext = {}): string | null {
+  const env = context.env ?? process.env;
+  const stdin = context.stdin ?? process.stdin;
+  const stdout = context.stdout ?? process.stdout;
+  if (!stdout.isTTY) return "standard output is not a terminal; the TUI needs one (for headless use: glassbox run \"TASK\")";
+  if (!stdin.isTTY) return "standard input is not a terminal; the TUI needs one (for headless use: glassbox run \"TASK\")";
+  const term = (env.TERM ?? "").toLowerCase();
+  const suggestion = "run glassbox in a terminal such as xterm-256color";
+  if (term === "dumb") return `TERM=dumb has no cursor addressing; ${suggestion}`;
+  if (term && !hasCursorAddress(term)) return `TERM=${term} has no cursor addressing; ${suggestion}`;
+  return null;
+}
+
+function hasCursorAddress(term: string): boolean {
+  try {
+    return terminfoFor(term).cursorAddress;
+  } catch {
+    return true; // cannot tell: let the screen try
+  }
+}
+
+/* ---------- typed constructors ---------- */
+
+type Make<O, W> = (options?: O) => W;
+
+/** Tags off unless asked for: model text must never be read as blessed markup. */
+function untagged<O extends { tags?: boolean }, W>(widget: unknown): Make<O, W> {
+  const make = widget as (options: O) => W;
+  return (options?: O) => make({ tags: false, ...options } as O);
+}
+
+export const blessed = {
+  screen: Screen as Make<Widgets.IScreenOptions, Widgets.Screen>,
+  element: untagged<Widgets.ElementOptions, Widgets.BlessedElement>(Element),
+  box: untagged<Widgets.BoxOptions, Widgets.BoxElement>(Box),
+  text: untagged<Widgets.TextOptions, Widgets.TextElement>(Text),
+  scrollablebox: untagged<Widgets.ScrollableBoxOptions, Widgets.ScrollableBoxElement>(ScrollableBox),
+  scrollabletext: untagged<Widgets.ScrollableTextOptions, Widgets.ScrollableTextElement>(ScrollableText),
+  list: untagged<Widgets.ListOptions<Widgets.ListElementStyle>, Widgets.ListElement>(List),
+  log: untagged<Widgets.LogOptions, Widgets.Log>(Log),
+  textarea: untagged<Widgets.TextareaOptions, Widgets.TextareaElement>(Textarea),
+  textbox: untagged<Widgets.TextboxOptions, Widgets.TextboxElement>(Textbox),
+};
+
+/* ---------- screen ---------- */
+
+const SIGNAL_EXIT: Partial<Record<NodeJS.Signals, number>> = { SIGHUP: 129, SIGINT: 130, SIGTERM: 143 };
+
+function describe(error: unknown): string {
+  if (error instanceof Error) return error.stack ?? `${error.name}: ${error.message}`;
+  return String(error);
+}
+
+/**
+ * A screen with glassbox's settings, whose terminal is restored (alternate buffer left, cursor
+ * shown, raw mode off) on exit, uncaught exception, unhandled rejection, SIGTERM, SIGHUP and
+ * SIGINT. Errors are written to stderr after the restore, so they land in the normal buffer.
+ * Ctrl-C in raw mode is a key, not SIGINT: the caller binds "C-c".
+ *
+ * `forceUnicode` defaults to true (line borders and wide characters even under LANG=C); pass
+ * `forceUnicode: undefined` to let blessed decide from the locale.
+ */
+export function createScreen(options: Widgets.IScreenOptions = {}): Widgets.Screen {
+  const screen = blessed.screen({
+    smartCSR: true,
+    fullUnicode: true,
+    forceUnicode: true,
+    autoPadding: true,
+    title: "glassbox",
+    ...options,
+  });
+
+  let restored = false;
+  const restore = () => {
+    if (restored) return;
+    restored = true;
+    uninstall();
+    try {
+      screen.destroy();
+    } catch {
+      // the terminal may be gone (SIGHUP); nothing left to restore
+    }
+  };
+  const die = (what: string) => (error: unknown) => {
+    restore();
+    fs.writeSync(2, `glassbox: ${what}: ${describe(error)}\n`);
+    process.exit(1);
+  };
+  const onException = die("uncaught exception");
+  const onRejection = die("unhandled rejection");
+  const onSignal = (signal: NodeJS.Signals) => {
+    restore();
+    process.exit(SIGNAL_EXIT[signal] ?? 1);
+  };
+  const signals = Object.keys(SIGNAL_EXIT) as NodeJS.Signals[];
+  // blessed's own uncaughtException / SIGTERM / SIGINT handlers stand aside when another
+  // listener exists, so these are the ones that act.
+  process.on("uncaughtException", onException);
+  process.on("unhandledRejection", onRejection);
+  for (const signal of signals) process.on(signal, onSignal);
+  process.on("exit", restore);
+  function uninstall() {
+    process.off("uncaughtException", onException);
+    process.off("unhandledRejection", onRejection);
+    for (const signal of signals) process.off(signal, onSignal);
+    process.off("exit", restore);
+  }
+  // The caller destroying the screen itself ends our duty too.
+  screen.once("destroy", () => {
+    restored = true;
+    uninstall();
+  });
+  return screen;
+}

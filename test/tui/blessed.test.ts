@@ -1,0 +1,102 @@
+import { afterAll, describe, expect, spyOn, test } from "bun:test";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { embeddedTerminfoPath, isLegacyTerminfo, terminalProblem, terminfoFor } from "../../src/tui/blessed.ts";
+
+// The same module instances src/tui/blessed.ts patched (one module per resolved path).
+const Tput = require("blessed/lib/tput");
+const unicode = require("blessed/lib/unicode");
+
+const tty = { isTTY: true };
+const notTty = { isTTY: false };
+const dir = fs.mkdtempSync(path.join(os.tmpdir(), "glassbox-terminfo-"));
+afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
+
+/** A file in the newer ncurses format (magic 0x021e), which blessed cannot parse. */
+function newFormatFile(): string {
+  const file = path.join(dir, "new-format");
+  const data = Buffer.alloc(64, 0x41);
+  data.writeUInt16LE(0x021e, 0); // magic
+  data.writeUInt16LE(20, 2); // names size; the rest is junk blessed would misread
+  fs.writeFileSync(file, data);
+  return file;
+}
+
+describe("terminalProblem", () => {
+  test("TERM=dumb is refused with a one-line reason", () => {
+    const reason = terminalProblem({ env: { TERM: "dumb" }, stdin: tty, stdout: tty });
+    expect(reason).toContain("TERM=dumb has no cursor addressing");
+    expect(reason).not.toContain("\n");
+  });
+
+  test("stdout or stdin not a terminal is refused", () => {
+    expect(terminalProblem({ env: { TERM: "xterm-256color" }, stdin: tty, stdout: notTty })).toStartWith("standard output is not a terminal");
+    expect(terminalProblem({ env: { TERM: "xterm-256color" }, stdin: notTty, stdout: tty })).toStartWith("standard input is not a terminal");
+    expect(terminalProblem({ env: { TERM: "xterm-256color" }, stdin: {}, stdout: {} })).not.toBeNull();
+  });
+
+  test("xterm-256color, screen-256color and an unset TERM are fine", () => {
+    for (const TERM of ["xterm-256color", "screen-256color", undefined]) {
+      expect(terminalProblem({ env: { TERM }, stdin: tty, stdout: tty })).toBeNull();
+    }
+  });
+
+  test.skipIf(!fs.existsSync("/lib/terminfo/d/dumb"))("any legacy entry without cursor addressing is refused", () => {
+    // TERM may name a terminfo file directly; the system's dumb entry has no `cup`.
+    const reason = terminalProblem({ env: { TERM: "/lib/terminfo/d/dumb" }, stdin: tty, stdout: tty });
+    expect(reason).toContain("has no cursor addressing");
+  });
+});
+
+describe("terminfo fallback", () => {
+  test("the embedded entry is blessed's legacy-format xterm-256color", () => {
+    const data = fs.readFileSync(embeddedTerminfoPath);
+    expect(isLegacyTerminfo(data)).toBe(true);
+    expect(data.toString("latin1", 12, 26)).toBe("xterm-256color");
+  });
+
+  test("a new-format file falls back to the embedded entry", () => {
+    const chosen = terminfoFor(newFormatFile());
+    expect(chosen).toMatchObject({ embedded: true, file: embeddedTerminfoPath, name: "xterm-256color", cursorAddress: true });
+  });
+
+  test("a missing entry falls back to the embedded entry", () => {
+    expect(terminfoFor(path.join(dir, "no-such-terminal")).embedded).toBe(true);
+    expect(terminfoFor("glassbox-no-such-terminal").embedded).toBe(true);
+  });
+
+  test("a legacy-format system entry is used as is", () => {
+    const file = path.join(dir, "xterm");
+    fs.copyFileSync(require.resolve("blessed/usr/xterm"), file);
+    expect(terminfoFor(file)).toMatchObject({ embedded: false, file, name: "xterm" });
+  });
+
+  test.skipIf(!fs.existsSync("/lib/terminfo/s/screen-256color") || isLegacyTerminfo(fs.readFileSync("/lib/terminfo/s/screen-256color")))(
+    "the system's new-format screen-256color gives the embedded entry",
+    () => {
+      expect(terminfoFor("screen-256color").embedded).toBe(true);
+    },
+  );
+
+  test("Tput set up on a new-format file compiles the embedded entry and prints nothing", () => {
+    const errors = spyOn(console, "error");
+    const writes = spyOn(process.stderr, "write");
+    try {
+      const tput = new Tput({ terminal: newFormatFile() });
+      expect(tput.error).toBeNull();
+      expect(tput.info.file).toBe(embeddedTerminfoPath);
+      expect(tput.cup(1, 2)).toBe("\x1b[2;3H");
+      expect(errors).not.toHaveBeenCalled();
+      expect(writes).not.toHaveBeenCalled();
+    } finally {
+      errors.mockRestore();
+      writes.mockRestore();
+    }
+  });
+});
+
+test("unicode.charWidth('\\t') never loads the blessed package entry", () => {
+  expect(unicode.blessed?.screen).toBe(require("blessed/lib/widgets/screen"));
+  expect(unicode.charWidth("\t")).toBe(8); // no screen: blessed's default tab width
+});

@@ -90,7 +90,7 @@ export async function runCheck(check: Check, cwd: string, signal: AbortSignal): 
 }
 
 /** Keeps the first and last `keep` bytes of everything written to it. */
-class CappedOutput {
+export class CappedOutput {
   private head: Uint8Array[] = [];
   private headBytes = 0;
   private tail: Uint8Array[] = [];
@@ -122,6 +122,11 @@ class CappedOutput {
   /** The tail holds whole chunks, so it may run past `keep`: that excess is dropped too. */
   private tailExcess(): number {
     return Math.max(0, this.tailBytes - this.keep);
+  }
+
+  /** What is held in memory: never much more than twice `keep`, however much was written. */
+  heldBytes(): number {
+    return this.headBytes + this.tailBytes;
   }
 
   droppedBytes(): number {

@@ -64,8 +64,10 @@ describe("glassbox run against a fake llama.cpp server", () => {
   test("a prompt that cannot fit the real window is not sent at all", async () => {
     const ws = makeWorkspace();
     const server = llamaCppServer(() => llamaCppTextScene("never"));
-    const run = await glassbox(["run", "--json", "--model", `llamacpp:${server.url}`, "--workspace", ws.root, "x".repeat(20_000)]);
+    // The transcript limit is raised so that only the fit against the server's window can stop it.
+    const run = await glassbox(["run", "--json", "--limit", "max_transcript_chars=100000", "--model", `llamacpp:${server.url}`, "--workspace", ws.root, "x".repeat(20_000)]);
     expect(run.events.at(-1)!.status).toBe("context_limit");
+    expect(run.events.at(-1)!.reason).toContain("context window of 4096 tokens");
     expect(server.requests.filter((seen) => seen.path === "/v1/chat/completions").length).toBe(0);
   });
 

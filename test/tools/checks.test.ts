@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { tmpdir } from "node:os";
-import { CheckSchema, checkEnvironment, runCheck } from "../../src/tools/checks.ts";
+import { CappedOutput, CheckSchema, checkEnvironment, runCheck } from "../../src/tools/checks.ts";
 
 const never = new AbortController().signal;
 
@@ -101,4 +101,21 @@ describe("runCheck output capture", () => {
     expect(performance.now() - started).toBeLessThan(2000);
     expect(outcome).toMatchObject({ interrupted: true, exitCode: null });
   }, 8000);
+});
+
+test("the output capture holds about twice its cap in memory however much a check prints", async () => {
+  const keep = 32 * 1024;
+  const capture = new CappedOutput(keep);
+  const chunk = new Uint8Array(64 * 1024).fill(0x61);
+  let written = 0;
+  const stream = new ReadableStream<Uint8Array>({
+    pull(controller) {
+      if (written >= 20 * 1024 * 1024) return controller.close();
+      written += chunk.length;
+      controller.enqueue(chunk);
+    },
+  });
+  await capture.drain(stream);
+  expect(capture.heldBytes()).toBeLessThanOrEqual(2 * keep + chunk.length);
+  expect(capture.droppedBytes()).toBe(written - 2 * keep);
 });

@@ -54,10 +54,10 @@ beforeAll(() => {
 
 /** Paths refused for every file tool, and a part of the sentence each refusal must contain. */
 const ESCAPES: Array<[label: string, path: string, mention: RegExp]> = [
-  ["dot-dot", "../secrets/canary.txt", /outside the workspace/],
-  ["dot-dot alone", "..", /outside the workspace/],
-  ["dot-dot after a folder", "src/../../secrets/canary.txt", /outside the workspace/],
-  ["dot-dot hidden by dot", "./src/./../../secrets", /outside the workspace/],
+  ["dot-dot", "../secrets/canary.txt", /points outside the workspace; use a path inside it/],
+  ["dot-dot alone", "..", /points outside the workspace; use a path inside it/],
+  ["dot-dot after a folder", "src/../../secrets/canary.txt", /points outside the workspace; use a path inside it/],
+  ["dot-dot hidden by dot", "./src/./../../secrets", /points outside the workspace; use a path inside it/],
   ["absolute path", "/etc/passwd", /not an absolute path/],
   ["absolute path to the canary", "", /not an absolute path/], // filled in with ws.canaryPath below
   ["windows drive path", "C:\\Windows\\win.ini", /not an absolute path/],

@@ -57,6 +57,7 @@ async function measure(label: string, checkpoint: Checkpoint): Promise<void> {
       decision: verdict.decision,
       reason: verdict.reason,
       result_chars: verdict.content.length,
+      result: verdict.content,
     });
     times[i] = performance.now() - started;
     if (verdict.decision !== "allowed") throw new Error(`bench call was ${verdict.decision}: ${verdict.reason}`);

@@ -168,8 +168,8 @@ export const MUTANTS: Mutant[] = [
   {
     name: "check environment passed through",
     file: "src/tools/checks.ts",
-    find: "env: checkEnvironment(check),",
-    replace: "env: process.env,",
+    find: "withBundledBun(check.argv, checkEnvironment(check));",
+    replace: "withBundledBun(check.argv, process.env as Record<string, string>);",
   },
   {
     name: "check timeout",

@@ -1,32 +1,33 @@
-import { cpSync, mkdtempSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
+import demoScript from "./demo-script.json";
+import { ScriptSchema, ScriptedModel } from "../model/scripted.ts";
+import type { ModelClient } from "../model/types.ts";
 import type { CliArgs } from "./args.ts";
+import { copyToyWorkspace } from "./toy-workspace.ts";
+
+export { copyToyWorkspace };
 
 export const DEMO_TASK = "The tests fail. Find out why and fix it.";
-
-/** The bundled toy project: a version comparer whose tests fail because of a real bug. */
-export const TOY_WORKSPACE = join(import.meta.dir, "..", "..", "workspace");
-
-/** A fresh temporary copy of the toy workspace, so the demo never touches the original. */
-export function copyToyWorkspace(into = mkdtempSync(join(tmpdir(), "glassbox-demo-"))): string {
-  const target = join(into, "workspace");
-  cpSync(TOY_WORKSPACE, target, { recursive: true, filter: (source) => !source.includes(".glassbox") });
-  return target;
-}
+export const DEMO_MODEL = "scripted:demo";
 
 /**
- * The demo: the built-in scripted model fixes the toy project's bug on a temporary copy. Edits
- * are allowed by rule there, because the copy is thrown away.
+ * The built-in scripted model: it lists and reads files, tries to read outside the workspace and
+ * is refused, runs the tests and sees them fail, proposes an edit, runs the tests again and
+ * finishes. `paceMs` streams it at a model's pace for the TUI.
  */
-export function demoArgs(args: CliArgs): CliArgs {
+export function demoModel(paceMs = 0): ModelClient {
+  return new ScriptedModel(DEMO_MODEL, ScriptSchema.parse(demoScript), paceMs);
+}
+
+/** The demo's arguments: a fresh temporary copy of the toy workspace, never the original. */
+export function demoArgs(args: CliArgs, headless: boolean): CliArgs {
   return {
     ...args,
-    command: "run",
+    command: headless ? "run" : "tui",
     task: DEMO_TASK,
-    model: `scripted:${join(import.meta.dir, "demo-script.json")}`,
+    model: DEMO_MODEL,
     workspace: copyToyWorkspace(),
     config: undefined,
-    allow: [...args.allow, "edit_file"],
+    // Nobody is there to press y in a headless demo; the copy is thrown away, so edits are allowed.
+    allow: headless ? [...args.allow, "edit_file"] : args.allow,
   };
 }

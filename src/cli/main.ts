@@ -7,6 +7,11 @@ import { doctor } from "./doctor.ts";
 import { printWire } from "./wire.ts";
 import { UsageError } from "./usage-error.ts";
 
+/** The TUI is loaded only when used, so headless commands start without blessed. */
+async function runTui(...args: Parameters<typeof import("../tui/app.ts").runTui>): Promise<number> {
+  return (await import("../tui/app.ts")).runTui(...args);
+}
+
 export async function main(argv: string[]): Promise<number> {
   // TEMPORARY: hidden proof that blessed works from the compiled binary (src/tui/probe.ts).
   if (argv[0] === "--tui-probe") return (await import("../tui/probe.ts")).runProbe();
@@ -14,7 +19,8 @@ export async function main(argv: string[]): Promise<number> {
     const args = parseCli(argv);
     if (args.help) return console.log(HELP), 0;
     if (args.version) return console.log(`glassbox ${pkg.version}`), 0;
-    if (args.demo) return await runHeadless(demoArgs(args));
+    if (args.demo && args.command === "run") return await runHeadless(demoArgs(args, true));
+    if (args.demo) return await runTui(demoArgs(args, false), { autoStart: true });
     switch (args.command) {
       case "run":
         return await runHeadless(args);
@@ -23,7 +29,7 @@ export async function main(argv: string[]): Promise<number> {
       case "wire":
         return printWire(args);
       case "tui":
-        throw new UsageError("the interactive TUI is not in this build yet; use glassbox run \"TASK\" or glassbox --demo");
+        return await runTui(args);
       default:
         throw new UsageError(`glassbox ${args.command} is not in this build yet; see glassbox --help`);
     }

@@ -17,6 +17,11 @@ import type { CliArgs } from "./args.ts";
 import { loadConfig, type Config } from "./config.ts";
 import { DEFAULT_MODEL, createModel, parseModelSpec } from "./model-spec.ts";
 import { UsageError } from "./usage-error.ts";
+import { DEMO_MODEL, demoModel } from "./demo.ts";
+import type { Message } from "../core/messages.ts";
+
+/** Milliseconds between the demo model's words in the TUI: about the pace of a small local model. */
+const DEMO_PACE_MS = 25;
 
 /** Everything a run needs, built from the command line and the config; any mistake is a UsageError. */
 export interface Session {
@@ -55,7 +60,8 @@ export function openSession(args: CliArgs, approver?: Approver, clock: Clock = s
   );
   const spec = args.model ?? config.model ?? DEFAULT_MODEL;
   const wire = new WireLog(wireLogPath(workspace.root));
-  let model = createModel(parseModelSpec(spec, args.baseUrl), spec, config.model_options, wire);
+  // The demo's model is built in; in the TUI it streams at a model's pace.
+  let model = spec === DEMO_MODEL ? demoModel(args.command === "tui" ? DEMO_PACE_MS : 0) : createModel(parseModelSpec(spec, args.baseUrl), spec, config.model_options, wire);
   if (args.record) {
     try {
       model = new RecordingModel(model, resolve(args.record));
@@ -83,7 +89,7 @@ export interface StartedRun {
 }
 
 /** Starts one task; every event is written to the run's log before anyone else sees it. */
-export function startRun(session: Session, task: string, signal?: AbortSignal): StartedRun {
+export function startRun(session: Session, task: string, signal?: AbortSignal, record?: Message[]): StartedRun {
   const runId = newRunId(session.clock.now());
   const path = eventLogPath(session.workspace.root, runId);
   let log: EventLog;
@@ -103,6 +109,7 @@ export function startRun(session: Session, task: string, signal?: AbortSignal): 
     clock: session.clock,
     workspace: session.workspace.root,
     replyTokenCap: session.config.model_options.max_tokens,
+    record,
     signal,
   })) };
 }

@@ -5,7 +5,7 @@ import type { Clock } from "./clock.ts";
 import { clip } from "./clip.ts";
 import { validateArguments } from "./validate.ts";
 import { Policy } from "./policy.ts";
-import { Refusal, type Tool, type TodoItem, type ToolPlan } from "../tools/tool.ts";
+import { Refusal, type FileChange, type Tool, type TodoItem, type ToolPlan } from "../tools/tool.ts";
 import type { Workspace } from "../tools/workspace.ts";
 import type { ToolDeclaration } from "../model/types.ts";
 
@@ -16,6 +16,8 @@ export interface ApprovalRequest {
   target?: string;
   /** Why a person is asked: which rule sent it here. */
   why: string;
+  /** The file before and after, for write_file and edit_file. */
+  change?: FileChange;
   signal: AbortSignal;
 }
 
@@ -113,6 +115,7 @@ export class Checkpoint {
         tool: tool.name,
         arguments: args,
         target: plan.target,
+        change: plan.change,
         why: `${tool.name} changes files and matches no allow rule`,
         signal,
       });

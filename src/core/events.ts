@@ -56,6 +56,8 @@ export type AgentEvent =
       decision: Decision;
       reason: string;
       result_chars: number;
+      /** Exactly what the model was sent back (already clipped). */
+      result: string;
     }
   /** Internal tool failures: the model is told only that the tool failed; the detail lives here. */
   | { kind: "tool_error"; step: number; id: string; tool: string; detail: string }

@@ -22,6 +22,8 @@ export interface RunInput {
   workspace: string;
   /** The most tokens one reply may take (model_options.max_tokens): it must fit the window too. */
   replyTokenCap?: number;
+  /** The conversation so far (a TUI session's earlier turns); the run appends to it. */
+  record?: Message[];
   /** The user's stop button. */
   signal?: AbortSignal;
 }
@@ -53,7 +55,8 @@ export async function* runAgent(input: RunInput): AsyncGenerator<AgentEvent> {
   const started = clock.now();
   const elapsedSeconds = () => (clock.now() - started) / 1000;
   const pastDeadline = () => elapsedSeconds() >= limits.deadline_seconds;
-  const record: Message[] = [{ role: "user", content: input.task }];
+  const record = input.record ?? [];
+  record.push({ role: "user", content: input.task });
   const declarations = input.offerTools ? checkpoint.declarations() : [];
   const declarationsChars = declarations.length ? JSON.stringify(declarations).length : 0;
   let contextSize: number | null | undefined;
@@ -182,6 +185,7 @@ export async function* runAgent(input: RunInput): AsyncGenerator<AgentEvent> {
         decision: verdict.decision,
         reason: verdict.reason,
         result_chars: verdict.content.length,
+        result: verdict.content,
       };
       if (verdict.detail) yield { kind: "tool_error", step: steps, id: call.id, tool: call.name, detail: verdict.detail };
     }

@@ -37,6 +37,8 @@ export class ScriptedModel implements ModelClient {
   constructor(
     readonly name: string,
     private readonly script: Script,
+    /** Milliseconds between streamed words, to play a script at a model's pace (the demo); 0 = at once. */
+    private readonly paceMs = 0,
   ) {}
 
   async *reply(request: ModelRequest): AsyncIterable<ModelDelta> {
@@ -46,11 +48,31 @@ export class ScriptedModel implements ModelClient {
     if (request.signal.aborted) throw new ModelError("the request was cancelled");
     if (reply.error !== undefined) throw new ModelError(reply.error);
     if (reply.thinking) yield { type: "thinking", text: reply.thinking };
-    if (reply.content) yield { type: "text", text: reply.content };
+    if (reply.content && this.paceMs > 0) {
+      for (const word of reply.content.match(/\S+\s*|\s+/g) ?? []) {
+        await abortableSleep(this.paceMs, request.signal);
+        yield { type: "text", text: word };
+      }
+    } else if (reply.content) yield { type: "text", text: reply.content };
     for (const [index, call] of (reply.tool_calls ?? []).entries()) {
       yield { type: "tool_call", index, id: call.id, name: call.name, arguments: call.arguments ?? {} };
     }
     if (reply.usage) yield { type: "usage", ...reply.usage };
     yield { type: "done", finish_reason: reply.finish_reason ?? (reply.tool_calls?.length ? "tool_calls" : "stop") };
   }
+}
+
+function abortableSleep(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal.aborted) return reject(new ModelError("the request was cancelled"));
+    const timer = setTimeout(() => {
+      signal.removeEventListener("abort", onAbort);
+      resolve();
+    }, ms);
+    const onAbort = () => {
+      clearTimeout(timer);
+      reject(new ModelError("the request was cancelled"));
+    };
+    signal.addEventListener("abort", onAbort, { once: true });
+  });
 }

@@ -40,6 +40,15 @@ export function checkEnvironment(check: Check, from: Record<string, string | und
 }
 
 /**
+ * A check written as `bun …` on a machine without bun on PATH runs with the Bun that runs
+ * glassbox: the interpreter itself, or the compiled binary acting as Bun (BUN_BE_BUN).
+ */
+export function withBundledBun(argv: string[], env: Record<string, string>): [string[], Record<string, string>] {
+  if (argv[0] !== "bun" || Bun.which("bun", { PATH: env.PATH ?? "" })) return [argv, env];
+  return [[process.execPath, ...argv.slice(1)], { ...env, BUN_BE_BUN: "1" }];
+}
+
+/**
  * Runs a check without a shell, in its own process group, stdin closed. At the timeout (or when
  * the run is stopped) the whole group is killed; after a normal exit it is killed too, so no
  * process outlives its check. Output is read with a cap: head and tail kept, the middle counted.
@@ -48,9 +57,10 @@ export async function runCheck(check: Check, cwd: string, signal: AbortSignal): 
   const started = performance.now();
   let child: Bun.Subprocess<"ignore", "pipe", "pipe">;
   try {
-    child = Bun.spawn(check.argv, {
+    const [argv, env] = withBundledBun(check.argv, checkEnvironment(check));
+    child = Bun.spawn(argv, {
       cwd,
-      env: checkEnvironment(check),
+      env,
       stdin: "ignore",
       stdout: "pipe",
       stderr: "pipe",

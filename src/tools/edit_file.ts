@@ -29,15 +29,17 @@ export const editFile = defineTool({
           : `Argument \`old\` occurs ${count} times in ${file.relative}; include more surrounding lines so it occurs exactly once.`,
       );
     }
+    const at = before.indexOf(args.old);
+    const after = before.slice(0, at) + args.new + before.slice(at + args.old.length);
     return {
       target: file.relative,
+      change: { path: file.relative, before, after },
       async execute() {
         // Approval can take a while: if the file changed meanwhile, the edit would undo that change.
         if (readSmallText(workspace.resolve(args.path), MAX_EDIT_BYTES) !== before) {
           throw new Refusal(`Argument \`path\`: \`${file.relative}\` changed while the edit waited for approval; read it again and redo the edit.`);
         }
-        const at = before.indexOf(args.old);
-        writeWhole(file, before.slice(0, at) + args.new + before.slice(at + args.old.length));
+        writeWhole(file, after);
         const firstLine = before.slice(0, at).split("\n").length;
         const lastLine = firstLine + Math.max(0, args.new.split("\n").length - 1);
         return `Edited ${file.relative}: lines ${firstLine}-${lastLine} now read:\n${args.new}`;

@@ -28,7 +28,16 @@ export interface ToolContext {
 export interface ToolPlan {
   /** What `TOOL:GLOB` rules match against: the path argument (workspace-relative) or the check name. */
   target?: string;
+  /** For calls that change a file: the file before and after, for the person approving it. */
+  change?: FileChange;
   execute(): Promise<string>;
+}
+
+export interface FileChange {
+  path: string;
+  /** null: the file does not exist yet, or is too large to show. */
+  before: string | null;
+  after: string;
 }
 
 export interface Tool<Args = any> {

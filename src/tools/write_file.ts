@@ -2,6 +2,7 @@ import { z } from "zod";
 import { mkdirSync, renameSync, writeFileSync } from "node:fs";
 import { dirname, join, basename } from "node:path";
 import { defineTool, Refusal } from "./tool.ts";
+import { readSmallText } from "./files.ts";
 import type { ResolvedPath } from "./workspace.ts";
 
 /** Writes through a temporary file and a rename, so a crash never leaves half a file. */
@@ -11,6 +12,18 @@ export function writeWhole(file: ResolvedPath, content: string): void {
   writeFileSync(temporary, content);
   renameSync(temporary, file.real);
 }
+
+/** What a file holds now, for the approval diff; null when new, binary or too large to show. */
+function currentText(file: ResolvedPath): string | null {
+  if (!file.stats) return null;
+  try {
+    return readSmallText(file, MAX_DIFF_BYTES);
+  } catch {
+    return null;
+  }
+}
+
+const MAX_DIFF_BYTES = 1024 * 1024;
 
 export const writeFile = defineTool({
   name: "write_file",
@@ -29,6 +42,7 @@ export const writeFile = defineTool({
     if (file.stats && !file.stats.isFile()) throw new Refusal(`Argument \`path\`: \`${file.relative}\` exists and is not a regular file.`);
     return {
       target: file.relative,
+      change: { path: file.relative, before: currentText(file), after: args.content },
       async execute() {
         writeWhole(file, args.content);
         return `${file.stats ? "Replaced" : "Created"} ${file.relative} (${args.content.length} characters).`;

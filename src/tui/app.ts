@@ -1,0 +1,327 @@
+import type { CliArgs } from "../cli/args.ts";
+import { openSession, startRun, type Session } from "../cli/session.ts";
+import { parseModelSpec } from "../cli/model-spec.ts";
+import type { AgentEvent } from "../core/events.ts";
+import type { Message } from "../core/messages.ts";
+import { fetchJson } from "../model/http.ts";
+import { assemble, builtinLayers } from "../prompt/layers.ts";
+import { ApprovalModal } from "./approval-modal.ts";
+import { blessed, createScreen, terminalProblem, type Widgets } from "./blessed.ts";
+import { layout, type Layout } from "./layout.ts";
+import { Overlay } from "./overlay.ts";
+import { LayersPane } from "./panes/layers-pane.ts";
+import { MetersPane } from "./panes/meters-pane.ts";
+import { TranscriptPane } from "./panes/transcript-pane.ts";
+import { VerdictsPane } from "./panes/verdicts-pane.ts";
+import { RenderScheduler } from "./render-scheduler.ts";
+import { emptyView, fold, meters, type RunView } from "./run-view.ts";
+import { safeTagged, sanitize } from "./sanitize.ts";
+
+export interface TuiOptions {
+  /** Start the args' task at once (the demo). */
+  autoStart?: boolean;
+}
+
+const HELP = `glassbox — keys
+
+Enter        send the input line (the task, or a follow-up once a run has stopped)
+y / n / a    answer an approval: yes, no, always allow that tool for this session
+Esc          stop the running model at once (leaves the input line when typing)
+Tab          move focus: input → transcript → tool verdicts
+PgUp PgDn    scroll the focused pane; Home / End jump (End follows the stream again)
+p            show the full system prompt, each layer marked
+?            this help
+Ctrl-C       quit (asks first while a run is active; a second Ctrl-C forces)
+
+Everything the model writes and every tool result is shown escaped: control characters and
+escape sequences appear as ^[ or <U+202E>, never reach the terminal.`;
+
+const NO_SERVER_FIX = "start llama-server or ollama serve, check --model, or try glassbox --demo";
+
+/** The interactive split-pane TUI. Resolves with the exit code when the user quits. */
+export async function runTui(args: CliArgs, options: TuiOptions = {}): Promise<number> {
+  const problem = terminalProblem();
+  if (problem) {
+    console.error(`glassbox: ${problem}`);
+    return 1;
+  }
+  let modal: ApprovalModal | null = null;
+  // Usage and config mistakes surface here, before the screen takes over the terminal.
+  const session = openSession(args, (request) => modal!.ask(request));
+  const screen = createScreen();
+  const app = new TuiApp(screen, session, args);
+  modal = app.modal;
+  if (options.autoStart && args.task) app.send(args.task);
+  else void app.checkServer(args);
+  return app.finished;
+}
+
+class TuiApp {
+  readonly modal: ApprovalModal;
+  readonly finished: Promise<number>;
+  private readonly overlay: Overlay;
+  private readonly transcript: TranscriptPane;
+  private readonly verdicts: VerdictsPane;
+  private readonly meters: MetersPane;
+  private readonly layers: LayersPane;
+  private readonly input: Widgets.TextboxElement;
+  private readonly status: Widgets.BoxElement;
+  private readonly scheduler: RenderScheduler;
+  private readonly record: Message[] = [];
+  private view: RunView;
+  private running: AbortController | null = null;
+  private ticker: ReturnType<typeof setInterval> | null = null;
+  private quitArmed = false;
+  private warning = "";
+  private quit!: (code: number) => void;
+
+  constructor(
+    private readonly screen: Widgets.Screen,
+    private readonly session: Session,
+    private readonly args: CliArgs,
+  ) {
+    this.finished = new Promise((resolve) => (this.quit = resolve));
+    this.view = emptyView(session.limits);
+    const l = this.layout();
+    this.transcript = new TranscriptPane(screen, l.transcript);
+    this.verdicts = new VerdictsPane(screen, l.verdicts);
+    this.meters = new MetersPane(screen, l.meters ?? hidden());
+    this.layers = new LayersPane(screen, l.layers ?? hidden());
+    this.input = blessed.textbox({ parent: screen, ...l.input, border: "line", label: " message (Enter sends) ", style: { border: { fg: "gray" }, focus: { border: { fg: "cyan" } } } });
+    this.status = blessed.box({ parent: screen, ...l.status, tags: true, style: { bg: "blue", fg: "white" } });
+    this.scheduler = new RenderScheduler(() => this.paint());
+    this.modal = new ApprovalModal(screen, () => this.onModalChange());
+    this.overlay = new Overlay(screen, () => this.scheduler.request());
+
+    // While the input line reads keys, only these still reach the screen's handler.
+    (screen as unknown as { ignoreLocked: string[] }).ignoreLocked = ["C-c", "escape", "tab"];
+    screen.on("keypress", (ch: string | undefined, key: Widgets.Events.IKeyEventArg) => this.onKey(ch, key));
+    screen.on("resize", () => this.relayout());
+
+    this.transcript.line(`glassbox · ${sanitize(session.model.name)} · workspace ${sanitize(session.workspace.root)}`, "notice");
+    this.transcript.line("Type a task and press Enter. ? shows the keys.", "notice");
+    this.startTyping();
+    this.paint();
+  }
+
+  private typing = false;
+  private resumeTyping = false;
+
+  /** The input line reads keys until Enter (send) or Esc; while it does, letters are text, not commands. */
+  private startTyping(): void {
+    if (this.typing) return;
+    this.typing = true;
+    this.input.focus();
+    this.input.readInput((_error: unknown, value?: string | null) => {
+      const wasTyping = this.typing;
+      this.typing = false;
+      if (!wasTyping || value == null) return this.scheduler.request();
+      this.input.clearValue();
+      if (value.trim()) this.send(value.trim());
+      this.startTyping();
+    });
+    this.scheduler.request();
+  }
+
+  private stopTyping(): void {
+    if (!this.typing) return;
+    // Cleared first, so the cancelled read is not taken for a message.
+    this.typing = false;
+    (this.input as unknown as { cancel(): void }).cancel();
+    this.transcript.box.focus();
+  }
+
+  /** Starts a run for a task or a follow-up. One run at a time. */
+  send(text: string): void {
+    if (this.running) {
+      this.warning = "a run is active: wait for it, or press Esc to stop it";
+      return this.scheduler.request();
+    }
+    this.warning = "";
+    this.quitArmed = false;
+    this.transcript.line(`› ${text}`, "user");
+    const abort = new AbortController();
+    this.running = abort;
+    this.ticker = setInterval(() => this.scheduler.request(), 500);
+    const run = startRun(this.session, text, abort.signal, this.record);
+    void (async () => {
+      try {
+        for await (const event of run.events) this.onEvent(event);
+      } catch (error) {
+        this.transcript.line(`glassbox failed: ${(error as Error).message}`, "notice");
+      } finally {
+        this.running = null;
+        if (this.ticker) clearInterval(this.ticker);
+        this.scheduler.request();
+      }
+    })();
+  }
+
+  /** Before the first run: is the model server there? Says so, with the fix, in the status line. */
+  async checkServer(args: CliArgs): Promise<void> {
+    const name = this.session.model.name;
+    if (name.startsWith("scripted:")) return;
+    try {
+      const spec = parseModelSpec(name, args.baseUrl);
+      if (spec.kind === "scripted") return;
+      const probe = spec.kind === "llamacpp" ? `${spec.baseUrl}/health` : `${spec.baseUrl}/api/tags`;
+      const answer = await fetchJson(probe, undefined, AbortSignal.timeout(3000), 3000);
+      if (answer.status === 0 || answer.status >= 500) throw new Error(answer.excerpt);
+    } catch {
+      this.warning = `no model server answers for ${name}: ${NO_SERVER_FIX}`;
+      this.scheduler.request();
+    }
+  }
+
+  private onEvent(event: AgentEvent): void {
+    this.view = fold(this.view, event, Date.now());
+    const t = this.transcript;
+    switch (event.kind) {
+      case "model_request":
+        t.buffer.newline();
+        break;
+      case "model_delta":
+        t.append(event.text, event.channel === "thinking" ? "thinking" : "assistant");
+        break;
+      case "model_notice":
+        t.line(`note: ${event.text}`, "notice");
+        this.verdicts.note(event.text);
+        break;
+      case "model_reply":
+        if (event.finish_reason === "length") t.line("[the reply was cut off by the reply cap, max_tokens]", "notice");
+        t.buffer.newline();
+        break;
+      case "tool_call": {
+        t.line(`⚙ ${event.tool} ${event.arguments}`, "tool");
+        const lines = event.result.split("\n");
+        const preview = lines.slice(0, 4).join("\n") + (lines.length > 4 ? `\n… ${lines.length - 4} more lines (${event.result_chars} chars)` : "");
+        t.line(`  ${event.decision}: ${preview}`, "result");
+        this.verdicts.add(event);
+        break;
+      }
+      case "truncation_suspected":
+        this.verdicts.note(`server counted ${event.reported_prompt_tokens} prompt tokens of ~${event.estimated_prompt_tokens} sent: prompt probably cut (raise num_ctx)`, "red");
+        break;
+      case "stop":
+        t.line(`■ stopped: ${event.status} — ${event.reason}`, "notice");
+        if (event.status === "model_error" && /cannot reach|connection refused|does not resolve/.test(event.reason)) {
+          this.warning = `${event.reason.split(";")[0]}: ${NO_SERVER_FIX}; Enter retries`;
+        }
+        break;
+    }
+    this.scheduler.request();
+  }
+
+  private onKey(ch: string | undefined, key: Widgets.Events.IKeyEventArg): void {
+    if (key.full === "C-c") return this.onCtrlC();
+    if (this.modal.open) {
+      this.modal.key(key.name);
+      return;
+    }
+    if (this.overlay.open) {
+      this.overlay.key(key.name);
+      return;
+    }
+    if (key.name === "escape") return this.interrupt();
+    if (key.name === "tab") return this.cycleFocus();
+    if (this.typing) return;
+    if (key.name === "enter" || key.name === "return") return this.startTyping();
+    if (ch === "?") return this.overlay.show("help", HELP);
+    if (ch === "p") return this.overlay.show("system prompt", this.promptWithBoundaries());
+    const page = this.transcript.pageSize();
+    const moves: Record<string, number | "top" | "bottom"> = { pageup: -page, pagedown: page, up: -1, down: 1, home: "top", end: "bottom" };
+    const move = moves[key.name];
+    if (move === undefined) return;
+    if (this.screen.focused === this.verdicts.box && typeof move === "number") this.verdicts.scroll(move);
+    else this.transcript.scroll(move);
+    this.scheduler.request();
+  }
+
+  private interrupt(): void {
+    if (this.running) {
+      this.running.abort();
+      this.warning = "stopping the run…";
+    }
+    this.stopTyping();
+    this.scheduler.request();
+  }
+
+  private onCtrlC(): void {
+    if (this.running && !this.quitArmed) {
+      this.quitArmed = true;
+      this.warning = "a run is active: Ctrl-C again quits (Esc only stops the run)";
+      return this.scheduler.request();
+    }
+    this.running?.abort();
+    this.modal.close("no");
+    this.scheduler.stop();
+    if (this.ticker) clearInterval(this.ticker);
+    this.screen.destroy();
+    this.quit(0);
+  }
+
+  private cycleFocus(): void {
+    const order: Widgets.BlessedElement[] = [this.input, this.transcript.box, this.verdicts.box];
+    const next = order[(order.indexOf(this.screen.focused as Widgets.BlessedElement) + 1) % order.length]!;
+    if (next === this.input) return this.startTyping();
+    this.stopTyping();
+    next.focus();
+    this.scheduler.request();
+  }
+
+  private onModalChange(): void {
+    // The modal takes the keys: the input line must not swallow y / n / a. Typing resumes after.
+    if (this.modal.open && this.typing) {
+      this.stopTyping();
+      this.resumeTyping = true;
+    } else if (!this.modal.open && this.resumeTyping) {
+      this.resumeTyping = false;
+      this.startTyping();
+    }
+    this.view = { ...this.view, state: this.modal.open ? "waiting for approval" : this.view.state };
+    this.scheduler.request();
+  }
+
+  private promptWithBoundaries(): string {
+    const layers = builtinLayers();
+    const marked = layers.map((layer) => `──── layer ${layer.name} (${layer.origin}, ${layer.digest}, ${layer.chars} chars) ────\n${layer.text}`);
+    return `${marked.join("\n\n")}\n\n──── end ────\n(the model gets the plain join: ${assemble(layers).length} chars)`;
+  }
+
+  private layout(): Layout {
+    return layout(this.screen.width as number, this.screen.height as number, builtinLayers().length);
+  }
+
+  private relayout(): void {
+    const l = this.layout();
+    this.transcript.place(l.transcript);
+    this.verdicts.place(l.verdicts);
+    this.meters.place(l.meters ?? hidden());
+    this.layers.place(l.layers ?? hidden());
+    Object.assign(this.input, l.input);
+    Object.assign(this.status, l.status);
+    this.scheduler.request();
+  }
+
+  private paint(): void {
+    const now = Date.now();
+    this.transcript.draw();
+    this.verdicts.draw();
+    this.meters.draw(meters(this.view, now));
+    this.layers.draw(builtinLayers().map((layer) => ({ ...layer, state: "unlocked" as const })));
+    const state = this.modal.open ? "waiting for approval" : this.running ? (this.view.state === "starting" ? "streaming" : this.view.state) : this.view.state;
+    const hints = this.warning ? `{yellow-fg}${safeTagged(this.warning)}{/yellow-fg}` : "Enter send · Esc stop · Tab panes · ? help · Ctrl-C quit";
+    this.status.setContent(` ${safeTagged(this.session.model.name)} · ${safeTagged(shortPath(this.session.workspace.root))} · {bold}${safeTagged(state)}{/bold} · ${hints}`);
+    this.screen.render();
+  }
+}
+
+function hidden() {
+  return { left: 0, top: 0, width: 1, height: 0 };
+}
+
+function shortPath(path: string): string {
+  const home = process.env.HOME;
+  const shown = home && path.startsWith(home) ? "~" + path.slice(home.length) : path;
+  return shown.length > 40 ? "…" + shown.slice(-39) : shown;
+}

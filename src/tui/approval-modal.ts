@@ -1,0 +1,119 @@
+import type { ApprovalAnswer, ApprovalRequest } from "../core/checkpoint.ts";
+import { blessed, type Widgets } from "./blessed.ts";
+import { diffLines, type DiffKind } from "./diff-lines.ts";
+import { safeTagged } from "./sanitize.ts";
+import { paint } from "./theme.ts";
+
+const DIFF_COLOR: Record<DiffKind, string | null> = { add: "green", remove: "red", hunk: "cyan", header: "gray", context: null };
+
+/**
+ * Asks a person about one call. What is being approved (tool, target, rule) and the keys sit in
+ * fixed boxes; only the diff scrolls, and everything from the model or the file is escaped, so no
+ * file content can redraw the modal or push the question out of sight.
+ */
+export class ApprovalModal {
+  private frame: Widgets.BoxElement | null = null;
+  private answer: ((answer: ApprovalAnswer) => void) | null = null;
+
+  constructor(private readonly screen: Widgets.Screen, private readonly onChange: () => void) {}
+
+  get open(): boolean {
+    return this.frame !== null;
+  }
+
+  ask(request: ApprovalRequest): Promise<ApprovalAnswer> {
+    this.close("no");
+    return new Promise((resolve) => {
+      this.answer = resolve;
+      // The run's deadline or a stop answers for the person.
+      request.signal.addEventListener("abort", () => this.close("no"), { once: true });
+      this.build(request);
+      this.onChange();
+    });
+  }
+
+  /** y / n / a from the keyboard; anything else is ignored while the modal is open. */
+  key(name: string): boolean {
+    if (!this.open) return false;
+    if (name === "y") this.close("yes");
+    else if (name === "n" || name === "escape") this.close("no");
+    else if (name === "a") this.close("always");
+    else if (name === "pageup" || name === "up") this.scroll(name === "up" ? -1 : -10);
+    else if (name === "pagedown" || name === "down") this.scroll(name === "down" ? 1 : 10);
+    else return true;
+    return true;
+  }
+
+  close(answer: ApprovalAnswer): void {
+    const resolve = this.answer;
+    this.answer = null;
+    this.frame?.destroy();
+    this.frame = null;
+    resolve?.(answer);
+    this.onChange();
+  }
+
+  private diffBox: Widgets.BoxElement | null = null;
+
+  private scroll(lines: number): void {
+    (this.diffBox as unknown as { scroll(n: number): void } | null)?.scroll(lines);
+    this.onChange();
+  }
+
+  private build(request: ApprovalRequest): void {
+    const frame = blessed.box({
+      parent: this.screen,
+      top: "center",
+      left: "center",
+      width: "90%",
+      height: "85%",
+      border: "line",
+      label: " approval needed ",
+      tags: true,
+      style: { border: { fg: "yellow" } },
+    });
+    const args = JSON.stringify(request.arguments);
+    const shownArgs = args.length > 300 ? args.slice(0, 299) + "…" : args;
+    blessed.box({
+      parent: frame,
+      top: 0,
+      left: 1,
+      right: 1,
+      height: 3,
+      tags: true,
+      content: [
+        `{bold}${safeTagged(request.tool)}{/bold} on {bold}${safeTagged(request.target ?? "(no target)")}{/bold}`,
+        `why asked: ${safeTagged(request.why)}`,
+        `arguments: ${safeTagged(shownArgs)}`,
+      ].join("\n"),
+    });
+    const lines = request.change ? diffLines(request.change) : [];
+    this.diffBox = blessed.box({
+      parent: frame,
+      top: 3,
+      left: 1,
+      right: 1,
+      bottom: 2,
+      tags: true,
+      scrollable: true,
+      alwaysScroll: true,
+      border: "line",
+      label: request.change ? " change (PgUp/PgDn scroll) " : " ",
+      style: { border: { fg: "gray" } },
+      content: lines.length
+        ? lines.map((line) => (DIFF_COLOR[line.kind] ? paint(DIFF_COLOR[line.kind]!, safeTagged(line.text)) : safeTagged(line.text))).join("\n")
+        : "(no file change to show)",
+    });
+    blessed.box({
+      parent: frame,
+      bottom: 0,
+      left: 1,
+      right: 1,
+      height: 1,
+      tags: true,
+      content: `{bold}y{/bold} approve   {bold}n{/bold} deny   {bold}a{/bold} always allow ${safeTagged(request.tool)} this session`,
+    });
+    this.frame = frame;
+    frame.setFront();
+  }
+}

@@ -1,0 +1,21 @@
+import { createTwoFilesPatch } from "diff";
+import type { FileChange } from "../tools/tool.ts";
+
+export type DiffKind = "add" | "remove" | "hunk" | "header" | "context";
+
+/** A change as unified-diff lines (from the `diff` library), each tagged with how to colour it. */
+export function diffLines(change: FileChange, maxLines = 2000): Array<{ kind: DiffKind; text: string }> {
+  const before = change.before ?? "";
+  const patch = createTwoFilesPatch(change.path, change.path, before, change.after, change.before === null ? "(new file)" : "now", "after", { context: 3 });
+  // Drop the "Index:" and "====" banner lines and the trailing empty line; keep the rest as it is.
+  const lines = patch
+    .split("\n")
+    .slice(2)
+    .filter((line) => line !== "" && line !== "\\ No newline at end of file");
+  const kinds = lines.map((text) => ({
+    kind: (text.startsWith("+++") || text.startsWith("---") ? "header" : text.startsWith("+") ? "add" : text.startsWith("-") ? "remove" : text.startsWith("@@") ? "hunk" : "context") as DiffKind,
+    text,
+  }));
+  if (kinds.length <= maxLines) return kinds;
+  return [...kinds.slice(0, maxLines), { kind: "header", text: `[… ${kinds.length - maxLines} more diff lines not shown]` }];
+}

@@ -1,0 +1,57 @@
+import { blessed, type Widgets } from "../blessed.ts";
+import { escapeTags } from "../sanitize.ts";
+import { TranscriptBuffer } from "../transcript-buffer.ts";
+import { VOICE_STYLE } from "../theme.ts";
+import type { Rect } from "../layout.ts";
+
+/**
+ * The conversation as it streams. The widget only ever holds the visible rows (the buffer
+ * sanitizes everything on the way in), so a frame costs the same at any transcript length.
+ */
+export class TranscriptPane {
+  readonly box: Widgets.BoxElement;
+  readonly buffer: TranscriptBuffer;
+
+  constructor(parent: Widgets.Screen, rect: Rect) {
+    this.box = blessed.box({ parent, ...rect, border: "line", label: " transcript ", tags: true, wrap: false, style: { border: { fg: "gray" }, focus: { border: { fg: "cyan" } } } });
+    this.buffer = new TranscriptBuffer(this.innerWidth());
+  }
+
+  place(rect: Rect): void {
+    Object.assign(this.box, { left: rect.left, top: rect.top, width: rect.width, height: rect.height });
+    this.buffer.resize(this.innerWidth());
+  }
+
+  scroll(delta: number | "top" | "bottom"): void {
+    if (typeof delta === "number") this.buffer.scroll(delta, this.innerHeight());
+    else this.buffer.scrollTo(delta, this.innerHeight());
+  }
+
+  append(text: string, voice: Parameters<TranscriptBuffer["append"]>[1]): void {
+    this.buffer.append(text, voice);
+  }
+
+  line(text: string, voice: Parameters<TranscriptBuffer["line"]>[1]): void {
+    this.buffer.line(text, voice);
+  }
+
+  pageSize(): number {
+    return Math.max(1, this.innerHeight() - 1);
+  }
+
+  draw(): void {
+    const rows = this.buffer.visible(this.innerHeight());
+    this.box.setContent(rows.map((row) => VOICE_STYLE[row.voice][0] + escapeTags(row.text) + VOICE_STYLE[row.voice][1]).join("\n"));
+    const { top, total } = this.buffer.position();
+    const where = this.buffer.follow ? "" : ` ${top + 1}/${total} (End follows) `;
+    this.box.setLabel(` transcript${where ? " ·" + where : " "}`);
+  }
+
+  private innerWidth(): number {
+    return Math.max(1, (this.box.width as number) - 2);
+  }
+
+  private innerHeight(): number {
+    return Math.max(1, (this.box.height as number) - 2);
+  }
+}

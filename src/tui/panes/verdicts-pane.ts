@@ -1,0 +1,52 @@
+import type { EventOf } from "../../core/events.ts";
+import { blessed, type Widgets } from "../blessed.ts";
+import { safeTagged } from "../sanitize.ts";
+import { DECISION_COLOR, paint } from "../theme.ts";
+import type { Rect } from "../layout.ts";
+
+const KEPT = 500;
+
+/** One line per tool call: step, tool, short arguments, the decision in its colour, the reason. */
+export class VerdictsPane {
+  readonly box: Widgets.BoxElement;
+  private lines: string[] = [];
+  private offset = 0;
+
+  constructor(parent: Widgets.Screen, rect: Rect) {
+    this.box = blessed.box({ parent, ...rect, border: "line", label: " tool verdicts ", tags: true, wrap: false, style: { border: { fg: "gray" }, focus: { border: { fg: "cyan" } } } });
+  }
+
+  place(rect: Rect): void {
+    Object.assign(this.box, { left: rect.left, top: rect.top, width: rect.width, height: rect.height });
+  }
+
+  add(call: EventOf<"tool_call">): void {
+    const args = shorten(call.arguments.replace(/\s+/g, " "), 40);
+    const reason = call.reason ? ` ${shorten(call.reason, 200)}` : "";
+    this.push(`${call.step} ${safeTagged(call.tool)} ${safeTagged(args)} ${paint(DECISION_COLOR[call.decision], call.decision)}${safeTagged(reason)}`);
+  }
+
+  /** A line that is not a tool call (a stall warning, a gate decision, a notice). */
+  note(text: string, color = "magenta"): void {
+    this.push(paint(color, safeTagged(text)));
+  }
+
+  scroll(delta: number): void {
+    this.offset = Math.max(0, Math.min(this.lines.length, this.offset - delta));
+  }
+
+  draw(): void {
+    const height = Math.max(1, (this.box.height as number) - 2);
+    const end = this.lines.length - this.offset;
+    this.box.setContent(this.lines.slice(Math.max(0, end - height), end).join("\n"));
+  }
+
+  private push(line: string): void {
+    this.lines.push(line);
+    if (this.lines.length > KEPT) this.lines.shift();
+  }
+}
+
+function shorten(text: string, max: number): string {
+  return text.length > max ? text.slice(0, max - 1) + "…" : text;
+}

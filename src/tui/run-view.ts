@@ -1,0 +1,97 @@
+import type { AgentEvent } from "../core/events.ts";
+import type { Limits } from "../core/limits.ts";
+import type { Meter } from "./meters.ts";
+
+/** What the meters and the status line show, folded from the event stream. */
+export interface RunView {
+  state: string;
+  limits: Limits;
+  steps: number;
+  calls: number;
+  promptTokens: number;
+  genTokens: number;
+  /** The prompt size of the latest request (reported, else estimated): the context fill. */
+  contextUsed: number;
+  contextSize: number | null;
+  startedAt: number | null;
+  endedAt: number | null;
+  /** Pieces received in the reply that is streaming, and when it began. */
+  streamPieces: number;
+  streamStartedAt: number | null;
+  tokensPerSecond: number | null;
+}
+
+export function emptyView(limits: Limits): RunView {
+  return {
+    state: "idle",
+    limits,
+    steps: 0,
+    calls: 0,
+    promptTokens: 0,
+    genTokens: 0,
+    contextUsed: 0,
+    contextSize: null,
+    startedAt: null,
+    endedAt: null,
+    streamPieces: 0,
+    streamStartedAt: null,
+    tokensPerSecond: null,
+  };
+}
+
+/** Folds one event into the view. `now` is when it arrived (milliseconds). */
+export function fold(view: RunView, event: AgentEvent, now: number): RunView {
+  switch (event.kind) {
+    case "run_start":
+      return { ...emptyView(event.limits), contextSize: view.contextSize, startedAt: now, state: "starting" };
+    case "model_info":
+      return { ...view, contextSize: event.context_size };
+    case "model_request":
+      return { ...view, steps: event.step, contextUsed: event.estimated_prompt_tokens, state: "streaming", streamPieces: 0, streamStartedAt: now };
+    case "model_delta": {
+      const seconds = view.streamStartedAt !== null ? (now - view.streamStartedAt) / 1000 : 0;
+      return { ...view, streamPieces: event.tokens, tokensPerSecond: seconds > 0.25 ? event.tokens / seconds : view.tokensPerSecond };
+    }
+    case "model_reply": {
+      const prompt = event.prompt_tokens ?? view.contextUsed;
+      return {
+        ...view,
+        promptTokens: view.promptTokens + prompt,
+        genTokens: view.genTokens + (event.gen_tokens ?? view.streamPieces),
+        contextUsed: prompt + (event.gen_tokens ?? view.streamPieces),
+        tokensPerSecond: event.tokens_per_second ?? view.tokensPerSecond,
+        state: event.tool_calls ? "running tools" : view.state,
+        streamStartedAt: null,
+      };
+    }
+    case "tool_call":
+      return { ...view, calls: view.calls + (event.decision === "stopped" ? 0 : 1) };
+    case "stop":
+      return {
+        ...view,
+        steps: event.steps,
+        calls: event.tool_calls,
+        promptTokens: event.prompt_tokens,
+        genTokens: event.gen_tokens,
+        state: `stopped: ${event.status}`,
+        endedAt: now,
+        streamStartedAt: null,
+      };
+    default:
+      return view;
+  }
+}
+
+/** The meters, in the order the pane shows them. */
+export function meters(view: RunView, now: number): Meter[] {
+  const elapsed = view.startedAt === null ? 0 : ((view.endedAt ?? now) - view.startedAt) / 1000;
+  const tokens = view.promptTokens + view.genTokens;
+  return [
+    { label: "steps", value: view.steps, limit: view.limits.max_steps },
+    { label: "calls", value: view.calls, limit: view.limits.max_tool_calls },
+    { label: "tokens", value: tokens, limit: view.limits.max_tokens || null },
+    { label: "context", value: view.contextUsed, limit: view.contextSize },
+    { label: "time", value: Math.round(elapsed), limit: view.limits.deadline_seconds, unit: "s" },
+    { label: "tok/s", value: view.streamStartedAt !== null || view.tokensPerSecond !== null ? Math.round((view.tokensPerSecond ?? 0) * 10) / 10 : 0, limit: null },
+  ];
+}

@@ -1,0 +1,43 @@
+import { expect, test } from "bun:test";
+import { DEFAULT_LIMITS } from "../../src/core/limits.ts";
+import type { AgentEvent } from "../../src/core/events.ts";
+import { emptyView, fold, meters } from "../../src/tui/run-view.ts";
+
+const start: AgentEvent = { kind: "run_start", run_id: "r", model: "m", workspace: "/w", limits: DEFAULT_LIMITS, tools: [], task: "t", started_at: "" };
+
+function play(events: Array<[AgentEvent, number]>) {
+  let view = emptyView(DEFAULT_LIMITS);
+  for (const [event, at] of events) view = fold(view, event, at);
+  return view;
+}
+
+test("meters move while a reply streams: steps, context, tokens per second", () => {
+  const view = play([
+    [start, 0],
+    [{ kind: "model_info", context_size: 8192 }, 10],
+    [{ kind: "model_request", step: 1, messages: 2, transcript_chars: 4000, estimated_prompt_tokens: 1000 }, 100],
+    ...Array.from({ length: 40 }, (_, i): [AgentEvent, number] => [{ kind: "model_delta", step: 1, channel: "text", text: "w ", tokens: i + 1 }, 100 + (i + 1) * 25]),
+  ]);
+  const shown = Object.fromEntries(meters(view, 1200).map((meter) => [meter.label, meter]));
+  expect(shown.steps).toMatchObject({ value: 1, limit: 8 });
+  expect(shown.context).toMatchObject({ value: 1000, limit: 8192 });
+  expect(shown["tok/s"]!.value).toBeCloseTo(40, 0);
+  expect(shown.time).toMatchObject({ value: 1, limit: 90 });
+});
+
+test("a reply's reported usage replaces the estimates; stopped runs freeze the clock", () => {
+  const view = play([
+    [start, 0],
+    [{ kind: "model_request", step: 1, messages: 2, transcript_chars: 4000, estimated_prompt_tokens: 1000 }, 0],
+    [{ kind: "model_reply", step: 1, text: "", text_chars: 0, tool_calls: 1, prompt_tokens: 900, gen_tokens: 30, tokens_per_second: 55, finish_reason: "tool_calls" }, 500],
+    [{ kind: "tool_call", step: 1, id: "c1", tool: "read_file", arguments: "{}", decision: "refused", reason: "x", result_chars: 10, result: "Refused: x" }, 600],
+    [{ kind: "stop", status: "step_limit", steps: 1, tool_calls: 1, answer: "", reason: "r", elapsed_ms: 3000, prompt_tokens: 900, gen_tokens: 30 }, 3000],
+  ]);
+  expect(view.state).toBe("stopped: step_limit");
+  const shown = Object.fromEntries(meters(view, 60_000).map((meter) => [meter.label, meter]));
+  expect(shown.tokens!.value).toBe(930);
+  expect(shown.calls!.value).toBe(1);
+  expect(shown.context!.value).toBe(930);
+  expect(shown.time!.value).toBe(3);
+  expect(shown["tok/s"]!.value).toBe(55);
+});

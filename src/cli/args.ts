@@ -17,6 +17,11 @@ const OPTIONS = {
   "no-execute": { type: "boolean" },
   "no-tools": { type: "boolean" },
   demo: { type: "boolean" },
+  check: { type: "boolean" },
+  "write-lock": { type: "boolean" },
+  print: { type: "boolean" },
+  "strict-prompt": { type: "boolean" },
+  "show-prompt": { type: "boolean" },
   help: { type: "boolean", short: "h" },
   version: { type: "boolean", short: "v" },
 } as const;
@@ -36,6 +41,12 @@ export interface CliArgs {
   execute: boolean;
   offerTools: boolean;
   demo: boolean;
+  /** audit: --check, --write-lock or --print (null: the table). */
+  auditMode: "check" | "write-lock" | "print" | null;
+  /** run: prompt drift from prompts.lock is an error (exit 2), not a warning. */
+  strictPrompt: boolean;
+  /** run: print the assembled system prompt, layer boundaries marked, before the run. */
+  showPrompt: boolean;
   help: boolean;
   version: boolean;
 }
@@ -70,9 +81,18 @@ export function parseCli(argv: string[]): CliArgs {
     execute: !values["no-execute"],
     offerTools: !values["no-tools"],
     demo: values.demo ?? false,
+    auditMode: auditMode(values),
+    strictPrompt: values["strict-prompt"] ?? false,
+    showPrompt: values["show-prompt"] ?? false,
     help: values.help ?? false,
     version: values.version ?? false,
   };
+}
+
+function auditMode(values: { check?: boolean; "write-lock"?: boolean; print?: boolean }): CliArgs["auditMode"] {
+  const chosen = (["check", "write-lock", "print"] as const).filter((mode) => values[mode]);
+  if (chosen.length > 1) throw new UsageError(`audit takes one of --check, --write-lock, --print, not ${chosen.map((mode) => `--${mode}`).join(" and ")}`);
+  return chosen[0] ?? null;
 }
 
 /** `--limit NAME=VALUE`, repeatable; validated by the same schema as the config's limits. */
@@ -98,7 +118,8 @@ Usage:
   glassbox run [options] "TASK"    headless: one task, events on stdout, exit code = outcome
   glassbox wire [--workspace DIR]  one line per logged model request / response
   glassbox doctor [--model SPEC]   probe the model server: reachable, model present, context size
-  glassbox audit                   (arrives in a later build)
+  glassbox audit [--workspace DIR] [--check | --write-lock | --print]
+                                   prompt-layer inventory; --check fails on drift from prompts.lock
   glassbox --help | --version
 
 Options (TUI and run):
@@ -114,6 +135,8 @@ Options (TUI and run):
   --record FILE       write every model reply in the scripted-model format
   --no-execute        tools are offered, but every call is answered "not executed"
   --no-tools          send no tool declarations at all
+  --show-prompt       (run) print the assembled system prompt, layer boundaries marked
+  --strict-prompt     (run) prompt layers that drifted from prompts.lock are an error (exit 2)
 
 Exit codes of run: 0 completed, 1 any other stop status, 2 usage or config error.
 `;

@@ -5,6 +5,7 @@ import { runHeadless } from "./run.ts";
 import { demoArgs } from "./demo.ts";
 import { doctor } from "./doctor.ts";
 import { printWire } from "./wire.ts";
+import { audit } from "./audit.ts";
 import { UsageError } from "./usage-error.ts";
 
 /** The TUI is loaded only when used, so headless commands start without blessed. */
@@ -26,6 +27,8 @@ export async function main(argv: string[]): Promise<number> {
         return await runHeadless(args);
       case "doctor":
         return await doctor(args);
+      case "audit":
+        return audit(args);
       case "wire":
         return printWire(args);
       case "tui":

@@ -11,6 +11,8 @@ export function formatEvent(event: AgentEvent): string | null {
       const cut = event.finish_reason === "length" ? " [cut off by the reply cap, max_tokens]" : "";
       return `[${event.step}] model: ${event.tool_calls} tool call(s)${tokens}${cut}${text}`;
     }
+    case "prompt_drift":
+      return `warning: the prompt layers differ from prompts.lock (glassbox audit --check):\n  ${event.findings.join("\n  ")}`;
     case "model_info":
       return `server context window: ${event.context_size} tokens`;
     case "model_notice":

@@ -2,6 +2,7 @@ import type { CliArgs } from "./args.ts";
 import { openSession, startRun } from "./session.ts";
 import { formatEvent } from "./printer.ts";
 import { UsageError } from "./usage-error.ts";
+import { assembleMarked } from "../prompt/layers.ts";
 
 /**
  * Headless `glassbox run`: one task, events on stdout, exit code from the stop status. Nobody is
@@ -10,6 +11,12 @@ import { UsageError } from "./usage-error.ts";
 export async function runHeadless(args: CliArgs, out: (line: string) => void = (line) => console.log(line)): Promise<number> {
   if (!args.task || !args.task.trim()) throw new UsageError('run needs a task: glassbox run [options] "TASK"');
   const session = openSession(args);
+  if (args.showPrompt) {
+    // With --json, stdout stays JSON Lines: the prompt for the person goes to stderr.
+    const show = assembleMarked(session.layers);
+    if (args.json) console.error(show);
+    else out(show);
+  }
   const interrupt = new AbortController();
   const onSignal = () => interrupt.abort();
   process.once("SIGINT", onSignal);

@@ -10,7 +10,9 @@ import { Workspace } from "../tools/workspace.ts";
 import { TOOL_NAMES, defaultTools } from "../tools/index.ts";
 import { RecordingModel } from "../model/recorder.ts";
 import type { ModelClient } from "../model/types.ts";
-import { systemPrompt } from "../prompt/system.ts";
+import { assemble, type PromptLayer } from "../prompt/layers.ts";
+import { compareToLock, formatFinding, readLock } from "../prompt/lock.ts";
+import { workspaceLayers } from "./audit.ts";
 import { EventLog, eventLogPath, newRunId } from "../trace/event-log.ts";
 import { WireLog, wireLogPath } from "../trace/wire-log.ts";
 import type { CliArgs } from "./args.ts";
@@ -32,6 +34,10 @@ export interface Session {
   checkpoint: Checkpoint;
   offerTools: boolean;
   clock: Clock;
+  /** The system prompt's layers, read once: every request of the session sends the same prefix. */
+  layers: PromptLayer[];
+  /** Findings against prompts.lock; null when the workspace has no lock. */
+  drift: string[] | null;
 }
 
 export function openSession(args: CliArgs, approver?: Approver, clock: Clock = systemClock): Session {
@@ -79,7 +85,22 @@ export function openSession(args: CliArgs, approver?: Approver, clock: Clock = s
     maxResultChars: limits.max_result_chars,
     execute: args.execute,
   });
-  return { workspace, config, limits, model, checkpoint, offerTools: args.offerTools, clock };
+  const layers = workspaceLayers(workspace.root);
+  const drift = promptDrift(workspace.root, layers);
+  if (args.strictPrompt && drift?.length) {
+    throw new UsageError(`the prompt layers drifted from prompts.lock (--strict-prompt):\n  ${drift.join("\n  ")}\nreview them with glassbox audit, then glassbox audit --write-lock`);
+  }
+  return { workspace, config, limits, model, checkpoint, offerTools: args.offerTools, clock, layers, drift };
+}
+
+function promptDrift(root: string, layers: PromptLayer[]): string[] | null {
+  let lock;
+  try {
+    lock = readLock(root);
+  } catch (error) {
+    return [(error as Error).message];
+  }
+  return lock ? compareToLock(lock, layers).map(formatFinding) : null;
 }
 
 export interface StartedRun {
@@ -98,10 +119,11 @@ export function startRun(session: Session, task: string, signal?: AbortSignal, r
   } catch (error) {
     throw new UsageError(`cannot write the run log ${path} (${(error as NodeJS.ErrnoException).code ?? error}); glassbox logs every run, so the workspace must be writable`);
   }
-  return { runId, logPath: log.path, events: logged(log, runAgent({
+  return { runId, logPath: log.path, events: logged(log, session.drift, runAgent({
     runId,
     task,
-    systemPrompt: systemPrompt(),
+    systemPrompt: assemble(session.layers),
+    promptLayers: session.layers.map(({ name, origin, digest }) => ({ name, origin, digest })),
     model: session.model,
     checkpoint: session.checkpoint,
     offerTools: session.offerTools,
@@ -114,9 +136,15 @@ export function startRun(session: Session, task: string, signal?: AbortSignal, r
   })) };
 }
 
-async function* logged(log: EventLog, events: AsyncGenerator<AgentEvent>): AsyncGenerator<AgentEvent> {
+/** Logs each event before anyone sees it; prompt drift is said right after run_start. */
+async function* logged(log: EventLog, drift: string[] | null, events: AsyncGenerator<AgentEvent>): AsyncGenerator<AgentEvent> {
   for await (const event of events) {
     log.write(event);
     yield event;
+    if (event.kind === "run_start" && drift?.length) {
+      const warning: AgentEvent = { kind: "prompt_drift", findings: drift };
+      log.write(warning);
+      yield warning;
+    }
   }
 }

@@ -5,6 +5,8 @@ import readme from "../../workspace/README.md" with { type: "text" };
 import notes from "../../workspace/NOTES.md" with { type: "text" };
 import packageJson from "../../workspace/package.json" with { type: "text" };
 import glassboxJson from "../../workspace/glassbox.json" with { type: "text" };
+import agents from "../../workspace/AGENTS.md" with { type: "text" };
+import promptsLock from "../../workspace/prompts.lock" with { type: "text" };
 // @ts-expect-error: a source file of the toy project, embedded as text, not imported as code
 import versionSource from "../../workspace/src/version.ts" with { type: "text" };
 // @ts-expect-error: the toy project's test, embedded as text, not imported as code
@@ -19,6 +21,8 @@ export const TOY_FILES: Record<string, string> = {
   "NOTES.md": notes,
   "package.json": packageJson as unknown as string,
   "glassbox.json": glassboxJson as unknown as string,
+  "AGENTS.md": agents,
+  "prompts.lock": promptsLock as unknown as string,
   "src/version.ts": versionSource as string,
   "test/version.test.ts": versionTest as string,
 };

@@ -27,7 +27,11 @@ export type AgentEvent =
       tools: string[];
       task: string;
       started_at: string;
+      /** Which prompt produced this run: each layer's name, origin and digest, in order. */
+      prompt_layers: Array<{ name: string; origin: string; digest: string }>;
     }
+  /** The prompt layers differ from the workspace's prompts.lock (one line per finding). */
+  | { kind: "prompt_drift"; findings: string[] }
   | { kind: "model_request"; step: number; messages: number; transcript_chars: number; estimated_prompt_tokens: number }
   /** The server's real context window, once it is known. */
   | { kind: "model_info"; context_size: number }

@@ -13,6 +13,8 @@ export interface RunInput {
   runId: string;
   task: string;
   systemPrompt: string;
+  /** The layers the system prompt was assembled from, recorded in run_start. */
+  promptLayers?: Array<{ name: string; origin: string; digest: string }>;
   model: ModelClient;
   checkpoint: Checkpoint;
   /** false (--no-tools): no tool declarations are sent at all. */
@@ -76,6 +78,7 @@ export async function* runAgent(input: RunInput): AsyncGenerator<AgentEvent> {
     tools: declarations.map((tool) => tool.name),
     task: input.task,
     started_at: new Date(started).toISOString(),
+    prompt_layers: input.promptLayers ?? [],
   };
 
   const stopEvent = (stop: Stop): AgentEvent => ({

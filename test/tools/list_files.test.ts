@@ -5,7 +5,7 @@ import { listFiles } from "../../src/tools/list_files.ts";
 import { CANARY, makeWorkspace, type TestWorkspace } from "../helpers/workspace.ts";
 import { expectRefused, gate, runTool } from "./harness.ts";
 
-const TOY_LISTING = [".:", "NOTES.md", "README.md", "glassbox.json", "package.json", "src/", "  version.ts", "test/", "  version.test.ts"];
+const TOY_LISTING = [".:", "AGENTS.md", "NOTES.md", "README.md", "glassbox.json", "package.json", "prompts.lock", "src/", "  version.ts", "test/", "  version.test.ts"];
 
 describe("the toy workspace as it ships", () => {
   test("is listed recursively, sorted, folders marked with /", async () => {

@@ -23,6 +23,7 @@ describe("finding text in the toy workspace", () => {
     const verdict = await gate(ws.root).call("search_text", { text: "compareVersions" });
     expect(verdict.decision).toBe("allowed");
     const expected = [
+      ...expectedMatches(ws.root, "AGENTS.md", "compareVersions"),
       ...expectedMatches(ws.root, "README.md", "compareVersions"),
       ...expectedMatches(ws.root, "src/version.ts", "compareVersions"),
       ...expectedMatches(ws.root, "test/version.test.ts", "compareVersions"),

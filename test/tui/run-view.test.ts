@@ -3,7 +3,7 @@ import { DEFAULT_LIMITS } from "../../src/core/limits.ts";
 import type { AgentEvent } from "../../src/core/events.ts";
 import { emptyView, fold, meters } from "../../src/tui/run-view.ts";
 
-const start: AgentEvent = { kind: "run_start", run_id: "r", model: "m", workspace: "/w", limits: DEFAULT_LIMITS, tools: [], task: "t", started_at: "" };
+const start: AgentEvent = { kind: "run_start", run_id: "r", model: "m", workspace: "/w", limits: DEFAULT_LIMITS, tools: [], task: "t", started_at: "", prompt_layers: [] };
 
 function play(events: Array<[AgentEvent, number]>) {
   let view = emptyView(DEFAULT_LIMITS);

@@ -1,0 +1,97 @@
+import { existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { z } from "zod";
+import type { LayerOrigin, PromptLayer } from "./layers.ts";
+
+export const LOCK_FILE = "prompts.lock";
+
+const LockSchema = z
+  .object({
+    version: z.literal(1),
+    layers: z.array(z.object({ name: z.string(), origin: z.enum(["builtin", "file", "workspace", "server"]), digest: z.string() }).strict()),
+  })
+  .strict();
+
+export type Lock = z.infer<typeof LockSchema>;
+export type LockedLayer = Lock["layers"][number];
+
+export type Finding =
+  | { kind: "ADDED"; name: string; origin: LayerOrigin; digest: string }
+  | { kind: "CHANGED"; name: string; origin: LayerOrigin; old: string; new: string }
+  | { kind: "REMOVED"; name: string }
+  | { kind: "ORIGIN"; name: string; old: LayerOrigin; new: LayerOrigin }
+  | { kind: "REORDERED"; old: string[]; new: string[] };
+
+export function lockPath(workspaceRoot: string): string {
+  return join(workspaceRoot, LOCK_FILE);
+}
+
+/** The lock's text for a set of layers: name, origin and digest, in order. */
+export function lockText(layers: readonly PromptLayer[]): string {
+  const lock: Lock = { version: 1, layers: layers.map(({ name, origin, digest }) => ({ name, origin, digest })) };
+  return JSON.stringify(lock, null, 2) + "\n";
+}
+
+/** null when there is no lock; throws with a readable reason when the file is broken. */
+export function readLock(workspaceRoot: string): Lock | null {
+  const path = lockPath(workspaceRoot);
+  if (!existsSync(path)) return null;
+  let raw: unknown;
+  try {
+    raw = JSON.parse(readFileSync(path, "utf8"));
+  } catch (error) {
+    throw new Error(`${LOCK_FILE} is not valid JSON (${(error as Error).message}); rewrite it with glassbox audit --write-lock`);
+  }
+  const parsed = LockSchema.safeParse(raw);
+  if (!parsed.success) throw new Error(`${LOCK_FILE} is not a glassbox prompt lock (${parsed.error.issues[0]!.message}); rewrite it with glassbox audit --write-lock`);
+  return parsed.data;
+}
+
+/**
+ * What changed between the lock and the current layers. A reordering is reported only when
+ * nothing else was found: any other change already fails the check and says more.
+ */
+export function compareToLock(lock: Lock, layers: readonly PromptLayer[]): Finding[] {
+  const locked = new Map(lock.layers.map((layer) => [layer.name, layer]));
+  const current = new Map(layers.map((layer) => [layer.name, layer]));
+  const findings: Finding[] = [];
+  for (const layer of layers) {
+    const old = locked.get(layer.name);
+    if (!old) findings.push({ kind: "ADDED", name: layer.name, origin: layer.origin, digest: layer.digest });
+    else if (old.digest !== layer.digest) findings.push({ kind: "CHANGED", name: layer.name, origin: layer.origin, old: old.digest, new: layer.digest });
+    else if (old.origin !== layer.origin) findings.push({ kind: "ORIGIN", name: layer.name, old: old.origin, new: layer.origin });
+  }
+  for (const old of lock.layers) if (!current.has(old.name)) findings.push({ kind: "REMOVED", name: old.name });
+  if (findings.length === 0) {
+    const oldOrder = lock.layers.map((layer) => layer.name);
+    const newOrder = layers.map((layer) => layer.name);
+    if (oldOrder.join("\u0000") !== newOrder.join("\u0000")) findings.push({ kind: "REORDERED", old: oldOrder, new: newOrder });
+  }
+  return findings;
+}
+
+export function formatFinding(finding: Finding): string {
+  switch (finding.kind) {
+    case "ADDED":
+      return `ADDED ${finding.name} (${finding.origin}) ${finding.digest}`;
+    case "CHANGED":
+      return `CHANGED ${finding.name} (${finding.origin}) ${finding.old} -> ${finding.new}`;
+    case "REMOVED":
+      return `REMOVED ${finding.name}`;
+    case "ORIGIN":
+      return `ORIGIN ${finding.name} ${finding.old} -> ${finding.new}`;
+    case "REORDERED":
+      return `REORDERED ${finding.old.join(", ")} -> ${finding.new.join(", ")}`;
+  }
+}
+
+/** Each layer's state against the lock, for the layers pane. */
+export function layerStates(lock: Lock | null, layers: readonly PromptLayer[]): Array<"locked" | "unlocked" | "added" | "changed"> {
+  if (!lock) return layers.map(() => "unlocked");
+  const locked = new Map(lock.layers.map((layer) => [layer.name, layer]));
+  return layers.map((layer) => {
+    const old = locked.get(layer.name);
+    if (!old) return "added";
+    return old.digest === layer.digest && old.origin === layer.origin ? "locked" : "changed";
+  });
+}

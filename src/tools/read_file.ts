@@ -2,6 +2,9 @@ import { z } from "zod";
 import { defineTool, Refusal } from "./tool.ts";
 import { readChunks, requireRegularFile } from "./files.ts";
 
+/** A window of this many lines unless the model asks for another size. */
+const DEFAULT_LINES = 100;
+
 /** How far a read scans to count a file's lines; past this the header says "more than". */
 const SCAN_BYTES = 8 * 1024 * 1024;
 /** How much text of the requested window is kept in memory, however long its lines. */
@@ -10,13 +13,13 @@ const WINDOW_CHARS = 256 * 1024;
 export const readFile = defineTool({
   name: "read_file",
   description:
-    "Read a text file of the workspace. Returns numbered lines and a header saying which lines of how many. " +
-    "Use start (1-based) and max_lines (1-500, default 200) to page through long files.",
+    "Read a text file of the workspace. Returns numbered lines under a header [path: lines a-b of n; x above, y below]. " +
+    "Use start (1-based) and max_lines (1-500, default 100) to page through long files.",
   schema: z
     .object({
       path: z.string().min(1).max(1000).describe("File path relative to the workspace root"),
       start: z.number().int().min(1).optional().describe("First line to show, 1-based (default 1)"),
-      max_lines: z.number().int().min(1).max(500).optional().describe("How many lines to show (default 200)"),
+      max_lines: z.number().int().min(1).max(500).optional().describe("How many lines to show (default 100)"),
     })
     .strict(),
   needsApproval: false,
@@ -27,7 +30,7 @@ export const readFile = defineTool({
       target: file.relative,
       async execute() {
         const first = args.start ?? 1;
-        const last = first + (args.max_lines ?? 200) - 1;
+        const last = first + (args.max_lines ?? DEFAULT_LINES) - 1;
         const shown: string[] = [];
         let line = 1;
         let partial = "";
@@ -57,9 +60,11 @@ export const readFile = defineTool({
         const total = trailing ? line : line - 1;
         const of = read.complete ? `${total}` : `more than ${total}`;
         if (shown.length === 0) {
-          return `${file.relative}: ${of} lines; start ${first} is past the end.`;
+          return `[${file.relative}: ${of} lines; start ${first} is past the end]`;
         }
-        return `${file.relative}: lines ${first}-${first + shown.length - 1} of ${of}\n${shown.join("\n")}`;
+        const end = first + shown.length - 1;
+        const below = read.complete ? `${total - end}` : `more than ${total - end}`;
+        return `[${file.relative}: lines ${first}-${end} of ${of}; ${first - 1} above, ${below} below]\n${shown.join("\n")}`;
       },
     };
   },

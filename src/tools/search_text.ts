@@ -2,7 +2,7 @@ import { z } from "zod";
 import { defineTool, Refusal } from "./tool.ts";
 import { readChunks, walk } from "./files.ts";
 
-const MAX_MATCHES = 100;
+const MAX_MATCHES = 50;
 const MAX_FILE_BYTES = 1024 * 1024;
 const MAX_LINE_CHARS = 200;
 
@@ -44,7 +44,7 @@ export const searchText = defineTool({
           });
           if (!read.binary) scan(rest);
         }
-        if (more) matches.push(`[… ${more} more matches not shown; search a subfolder or longer text]`);
+        if (more) matches.push(`[${matches.length + more} matches in all, ${more} not shown: narrow the search with longer text or a subfolder]`);
         return matches.length ? matches.join("\n") : `No line contains ${JSON.stringify(args.text)}.`;
       },
     };

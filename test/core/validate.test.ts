@@ -118,7 +118,7 @@ describe("accepted by validation", () => {
   test("a JSON string holding an object reaches the tool through the checkpoint", async () => {
     const verdict = await gate(ws.root).call("read_file", '{"path":"README.md","max_lines":2}');
     expect(verdict.decision).toBe("allowed");
-    expect(verdict.content).toMatch(/^README\.md: lines 1-2 of \d+\n/);
+    expect(verdict.content).toMatch(/^\[README\.md: lines 1-2 of \d+; 0 above, \d+ below\]\n/);
   });
 });
 

@@ -23,14 +23,14 @@ beforeAll(() => {
 
 describe("numbered lines and the header", () => {
   const rows: Array<[file: string, args: Record<string, unknown>, expected: string]> = [
-    ["three.txt", {}, ["three.txt: lines 1-3 of 3", numbered(1, "alpha"), numbered(2, "beta"), numbered(3, "gamma")].join("\n")],
-    ["no-newline.txt", {}, ["no-newline.txt: lines 1-2 of 2", numbered(1, "alpha"), numbered(2, "beta")].join("\n")],
-    ["one-line.txt", {}, ["one-line.txt: lines 1-1 of 1", numbered(1, "only")].join("\n")],
-    ["blank-lines.txt", {}, ["blank-lines.txt: lines 1-2 of 2", numbered(1, ""), numbered(2, "")].join("\n")],
-    ["three.txt", { start: 2 }, ["three.txt: lines 2-3 of 3", numbered(2, "beta"), numbered(3, "gamma")].join("\n")],
-    ["three.txt", { start: 2, max_lines: 1 }, ["three.txt: lines 2-2 of 3", numbered(2, "beta")].join("\n")],
-    ["three.txt", { max_lines: 1 }, ["three.txt: lines 1-1 of 3", numbered(1, "alpha")].join("\n")],
-    ["no-newline.txt", { start: 2 }, ["no-newline.txt: lines 2-2 of 2", numbered(2, "beta")].join("\n")],
+    ["three.txt", {}, ["[three.txt: lines 1-3 of 3; 0 above, 0 below]", numbered(1, "alpha"), numbered(2, "beta"), numbered(3, "gamma")].join("\n")],
+    ["no-newline.txt", {}, ["[no-newline.txt: lines 1-2 of 2; 0 above, 0 below]", numbered(1, "alpha"), numbered(2, "beta")].join("\n")],
+    ["one-line.txt", {}, ["[one-line.txt: lines 1-1 of 1; 0 above, 0 below]", numbered(1, "only")].join("\n")],
+    ["blank-lines.txt", {}, ["[blank-lines.txt: lines 1-2 of 2; 0 above, 0 below]", numbered(1, ""), numbered(2, "")].join("\n")],
+    ["three.txt", { start: 2 }, ["[three.txt: lines 2-3 of 3; 1 above, 0 below]", numbered(2, "beta"), numbered(3, "gamma")].join("\n")],
+    ["three.txt", { start: 2, max_lines: 1 }, ["[three.txt: lines 2-2 of 3; 1 above, 1 below]", numbered(2, "beta")].join("\n")],
+    ["three.txt", { max_lines: 1 }, ["[three.txt: lines 1-1 of 3; 0 above, 2 below]", numbered(1, "alpha")].join("\n")],
+    ["no-newline.txt", { start: 2 }, ["[no-newline.txt: lines 2-2 of 2; 1 above, 0 below]", numbered(2, "beta")].join("\n")],
   ];
   for (const [file, args, expected] of rows) {
     test(`${file} ${JSON.stringify(args)}`, async () => {
@@ -51,20 +51,20 @@ describe("numbered lines and the header", () => {
   test("an empty file reads as 0 lines", async () => {
     const verdict = await gate(ws.root).call("read_file", { path: "empty.txt" });
     expect(verdict.decision).toBe("allowed");
-    expect(verdict.content).toMatch(/^empty\.txt: 0 lines/);
+    expect(verdict.content).toMatch(/^\[empty\.txt: 0 lines/);
   });
 
   test("the toy workspace's README through the loop: the model sees numbered lines", async () => {
     const run = await runScripted([call("read_file", { path: "README.md", max_lines: 2 }), { content: "ok" }], { workspace: ws.root });
     expect(run.calls[0]!.decision).toBe("allowed");
     const tool = run.model.requests[1]!.messages.find((m) => m.role === "tool")!;
-    expect(tool.content).toMatch(/^README\.md: lines 1-2 of \d+\n     1  # semver-lite\n     2  \n?$/);
+    expect(tool.content).toMatch(/^\[README\.md: lines 1-2 of \d+; 0 above, \d+ below\]\n     1  # semver-lite\n     2  \n?$/);
   });
 });
 
 describe("paging a long file", () => {
   const pages: Array<[args: Record<string, number>, first: number, last: number]> = [
-    [{}, 1, 200],
+    [{}, 1, 100],
     [{ start: 201, max_lines: 50 }, 201, 250],
     [{ start: 990, max_lines: 50 }, 990, 1000],
     [{ start: 1000, max_lines: 500 }, 1000, 1000],
@@ -74,7 +74,7 @@ describe("paging a long file", () => {
     test(`${JSON.stringify(args)} shows lines ${first}-${last} of 1000`, async () => {
       const text = await runTool(readFile, { path: "thousand.txt", ...args }, ws.root);
       const lines = text.split("\n");
-      expect(lines[0]).toBe(`thousand.txt: lines ${first}-${last} of 1000`);
+      expect(lines[0]).toBe(`[thousand.txt: lines ${first}-${last} of 1000; ${first - 1} above, ${1000 - last} below]`);
       expect(lines).toHaveLength(last - first + 2);
       expect(lines[1]).toBe(numbered(first, `line ${first}`));
       expect(lines.at(-1)).toBe(numbered(last, `line ${last}`));
@@ -107,7 +107,7 @@ describe("text that is not plain ASCII", () => {
   test("Windows line endings count lines the same way", async () => {
     writeFileSync(join(ws.root, "crlf.txt"), "one\r\ntwo\r\n");
     const text = await runTool(readFile, { path: "crlf.txt" }, ws.root);
-    expect(text.split("\n")[0]).toBe("crlf.txt: lines 1-2 of 2");
+    expect(text.split("\n")[0]).toBe("[crlf.txt: lines 1-2 of 2; 0 above, 0 below]");
   });
 });
 
@@ -140,7 +140,7 @@ describe("a big file", () => {
     const took = performance.now() - started;
     expect(verdict.decision).toBe("allowed");
     const header = verdict.content.split("\n")[0]!;
-    const match = /^big\.log: lines 1-3 of more than (\d+)$/.exec(header);
+    const match = /^\[big\.log: lines 1-3 of more than (\d+); 0 above, more than \d+ below\]$/.exec(header);
     expect(match).not.toBeNull();
     // It stopped counting well before the end: the file has over 200,000 lines.
     expect(Number(match![1])).toBeGreaterThan(1000);
@@ -153,7 +153,7 @@ describe("a big file", () => {
     const started = performance.now();
     const text = await runTool(readFile, { path: "one-huge-line.txt" }, ws.root);
     expect(performance.now() - started).toBeLessThan(2000);
-    expect(text).toStartWith("one-huge-line.txt: lines 1-1 of more than");
+    expect(text).toStartWith("[one-huge-line.txt: lines 1-1 of more than");
     // The tool's own output, before any clipping, stays far below the file's size.
     expect(text.length).toBeLessThan(1024 * 1024);
     expect(text.length).toBeGreaterThan(1000);

@@ -106,14 +106,14 @@ describe("bounds", () => {
     ws = makeWorkspace();
   });
 
-  test("at most 100 matches are shown; the rest are counted", async () => {
+  test("at most 50 matches are shown; the rest are counted, with the advice to narrow", async () => {
     writeFileSync(join(ws.root, "many.txt"), Array.from({ length: 150 }, (_, i) => `hit-6b2 ${i + 1}`).join("\n"));
     const text = await runTool(searchText, { text: "hit-6b2" }, ws.root);
     const lines = text.split("\n");
-    expect(lines).toHaveLength(101);
+    expect(lines).toHaveLength(51);
     expect(lines[0]).toBe("many.txt:1: hit-6b2 1");
-    expect(lines[99]).toBe("many.txt:100: hit-6b2 100");
-    expect(lines[100]).toBe("[… 50 more matches not shown; search a subfolder or longer text]");
+    expect(lines[49]).toBe("many.txt:50: hit-6b2 50");
+    expect(lines[50]).toBe("[150 matches in all, 100 not shown: narrow the search with longer text or a subfolder]");
   });
 
   test("a long matching line is shortened", async () => {

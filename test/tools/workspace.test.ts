@@ -179,14 +179,14 @@ describe("links that stay inside", () => {
   test("a link to a file inside reads the real file, named by its real path", async () => {
     const verdict = await gate(ws.root).call("read_file", { path: "readme-link" });
     expect(verdict.decision).toBe("allowed");
-    expect(verdict.content).toStartWith("README.md: lines 1-");
+    expect(verdict.content).toStartWith("[README.md: lines 1-");
     expect(verdict.content).toContain("semver-lite");
   });
 
   test("a file through a linked folder inside is read", async () => {
     const verdict = await gate(ws.root).call("read_file", { path: "src-link/version.ts" });
     expect(verdict.decision).toBe("allowed");
-    expect(verdict.content).toStartWith("src/version.ts: lines 1-");
+    expect(verdict.content).toStartWith("[src/version.ts: lines 1-");
   });
 
   test("rules see the real path: a deny rule on README.md catches a write through a link to it", async () => {

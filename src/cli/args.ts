@@ -22,6 +22,7 @@ const OPTIONS = {
   print: { type: "boolean" },
   "strict-prompt": { type: "boolean" },
   "show-prompt": { type: "boolean" },
+  resume: { type: "boolean" },
   help: { type: "boolean", short: "h" },
   version: { type: "boolean", short: "v" },
 } as const;
@@ -47,6 +48,8 @@ export interface CliArgs {
   strictPrompt: boolean;
   /** run: print the assembled system prompt, layer boundaries marked, before the run. */
   showPrompt: boolean;
+  /** Start with the todo list saved in .glassbox/progress.json. */
+  resume: boolean;
   help: boolean;
   version: boolean;
 }
@@ -84,6 +87,7 @@ export function parseCli(argv: string[]): CliArgs {
     auditMode: auditMode(values),
     strictPrompt: values["strict-prompt"] ?? false,
     showPrompt: values["show-prompt"] ?? false,
+    resume: values.resume ?? false,
     help: values.help ?? false,
     version: values.version ?? false,
   };
@@ -137,6 +141,7 @@ Options (TUI and run):
   --no-tools          send no tool declarations at all
   --show-prompt       (run) print the assembled system prompt, layer boundaries marked
   --strict-prompt     (run) prompt layers that drifted from prompts.lock are an error (exit 2)
+  --resume            start with the todo list saved in .glassbox/progress.json
 
 Exit codes of run: 0 completed, 1 any other stop status, 2 usage or config error.
 `;

@@ -4,6 +4,14 @@ import { z } from "zod";
 import { LimitOverridesSchema } from "../core/limits.ts";
 import { CheckSchema } from "../tools/checks.ts";
 import { DEFAULT_MODEL_OPTIONS, ModelOptionsSchema } from "../model/options.ts";
+import {
+  BudgetWarningSchema,
+  ContextPolicySchema,
+  DEFAULT_BUDGET_WARNING,
+  DEFAULT_CONTEXT_POLICY,
+  DEFAULT_STALL_RULES,
+  StallRulesSchema,
+} from "../core/discipline.ts";
 import { UsageError } from "./usage-error.ts";
 
 export const ConfigSchema = z
@@ -13,6 +21,11 @@ export const ConfigSchema = z
     checks: z.record(z.string().regex(/^[A-Za-z0-9_.-]+$/, "a check name is letters, digits, _ . -"), CheckSchema).default({}),
     verify: z.string().optional(),
     limits: LimitOverridesSchema.default({}),
+    context: ContextPolicySchema.default(DEFAULT_CONTEXT_POLICY),
+    stall: StallRulesSchema.default(DEFAULT_STALL_RULES),
+    budget_warning: BudgetWarningSchema.default(DEFAULT_BUDGET_WARNING),
+    /** Syntax checks for edited files by extension (".py": {"argv": [...]}), beyond TS/JS/JSON. */
+    edit_checks: z.record(z.string().regex(/^\.[A-Za-z0-9]+$/, "an extension like .py"), CheckSchema).default({}),
     allow: z.array(z.string()).default([]),
     deny: z.array(z.string()).default([]),
   })

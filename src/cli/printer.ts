@@ -13,6 +13,18 @@ export function formatEvent(event: AgentEvent): string | null {
     }
     case "prompt_drift":
       return `warning: the prompt layers differ from prompts.lock (glassbox audit --check):\n  ${event.findings.join("\n  ")}`;
+    case "stall":
+      return `stall (${event.rule}): ${event.message}`;
+    case "gate":
+      return `gate: finish ${event.allowed ? "allowed" : "refused"}: ${event.reason}`;
+    case "budget_warning":
+      return `warning: the ${event.budget === "deadline" ? "time" : "token"} budget passed its warning mark (budget_warning.ratio); the model was told to wrap up`;
+    case "todo":
+      return `todo: ${event.items.map((item) => `[${item.status}] ${item.text}`).join(" · ")}`;
+    case "context_elided":
+      return `context: ${event.results} old tool result(s) cut in the view, ${event.chars_before} → ${event.chars_after} chars`;
+    case "context_summarized":
+      return `context: ${event.messages} message(s) replaced by the model's summary, ${event.chars_before} → ${event.chars_after} chars`;
     case "model_info":
       return `server context window: ${event.context_size} tokens`;
     case "model_notice":

@@ -15,6 +15,7 @@ import { compareToLock, formatFinding, readLock } from "../prompt/lock.ts";
 import { workspaceLayers } from "./audit.ts";
 import { EventLog, eventLogPath, newRunId } from "../trace/event-log.ts";
 import { WireLog, wireLogPath } from "../trace/wire-log.ts";
+import { readProgress, resumeNote, writeProgress, type Progress } from "../trace/progress.ts";
 import type { CliArgs } from "./args.ts";
 import { loadConfig, type Config } from "./config.ts";
 import { DEFAULT_MODEL, createModel, parseModelSpec } from "./model-spec.ts";
@@ -38,6 +39,8 @@ export interface Session {
   layers: PromptLayer[];
   /** Findings against prompts.lock; null when the workspace has no lock. */
   drift: string[] | null;
+  /** --resume: the saved plan, carried by the session's first message, then cleared. */
+  resume: string | null;
 }
 
 export function openSession(args: CliArgs, approver?: Approver, clock: Clock = systemClock): Session {
@@ -75,7 +78,7 @@ export function openSession(args: CliArgs, approver?: Approver, clock: Clock = s
       throw new UsageError(`--record: cannot write ${resolve(args.record)} (${(error as NodeJS.ErrnoException).code ?? (error as Error).message}); check the path`);
     }
   }
-  const tools = args.offerTools ? defaultTools(config.checks) : [];
+  const tools = args.offerTools ? defaultTools(config.checks, config.edit_checks) : [];
   const checkpoint = new Checkpoint({
     tools,
     workspace,
@@ -90,7 +93,20 @@ export function openSession(args: CliArgs, approver?: Approver, clock: Clock = s
   if (args.strictPrompt && drift?.length) {
     throw new UsageError(`the prompt layers drifted from prompts.lock (--strict-prompt):\n  ${drift.join("\n  ")}\nreview them with glassbox audit, then glassbox audit --write-lock`);
   }
-  return { workspace, config, limits, model, checkpoint, offerTools: args.offerTools, clock, layers, drift };
+  return { workspace, config, limits, model, checkpoint, offerTools: args.offerTools, clock, layers, drift, resume: args.resume ? resumeFrom(workspace.root, checkpoint) : null };
+}
+
+/** The saved todo list: restored as the plan state, and said in the first message. */
+function resumeFrom(root: string, checkpoint: Checkpoint): string {
+  let progress;
+  try {
+    progress = readProgress(root);
+  } catch (error) {
+    throw new UsageError(`--resume: ${(error as Error).message}`);
+  }
+  if (!progress) throw new UsageError("--resume: nothing to resume, there is no .glassbox/progress.json in the workspace (update_todo writes it)");
+  checkpoint.todo.splice(0, checkpoint.todo.length, ...progress.items);
+  return resumeNote(progress);
 }
 
 function promptDrift(root: string, layers: PromptLayer[]): string[] | null {
@@ -111,6 +127,8 @@ export interface StartedRun {
 
 /** Starts one task; every event is written to the run's log before anyone else sees it. */
 export function startRun(session: Session, task: string, signal?: AbortSignal, record?: Message[]): StartedRun {
+  const firstMessage = session.resume ? `${session.resume}\n\n${task}` : task;
+  session.resume = null;
   const runId = newRunId(session.clock.now());
   const path = eventLogPath(session.workspace.root, runId);
   let log: EventLog;
@@ -119,9 +137,9 @@ export function startRun(session: Session, task: string, signal?: AbortSignal, r
   } catch (error) {
     throw new UsageError(`cannot write the run log ${path} (${(error as NodeJS.ErrnoException).code ?? error}); glassbox logs every run, so the workspace must be writable`);
   }
-  return { runId, logPath: log.path, events: logged(log, session.drift, runAgent({
+  return { runId, logPath: log.path, events: logged(log, session, runId, runAgent({
     runId,
-    task,
+    task: firstMessage,
     systemPrompt: assemble(session.layers),
     promptLayers: session.layers.map(({ name, origin, digest }) => ({ name, origin, digest })),
     model: session.model,
@@ -131,15 +149,20 @@ export function startRun(session: Session, task: string, signal?: AbortSignal, r
     clock: session.clock,
     workspace: session.workspace.root,
     replyTokenCap: session.config.model_options.max_tokens,
+    discipline: { context: session.config.context, stall: session.config.stall, budgetWarning: session.config.budget_warning },
+    verify: session.config.verify,
+    contextWindow: session.config.model_options.num_ctx,
     record,
     signal,
   })) };
 }
 
-/** Logs each event before anyone sees it; prompt drift is said right after run_start. */
-async function* logged(log: EventLog, drift: string[] | null, events: AsyncGenerator<AgentEvent>): AsyncGenerator<AgentEvent> {
+/** Logs each event before anyone sees it, saves the plan on each change; prompt drift is said right after run_start. */
+async function* logged(log: EventLog, session: Session, runId: string, events: AsyncGenerator<AgentEvent>): AsyncGenerator<AgentEvent> {
+  const drift = session.drift;
   for await (const event of events) {
     log.write(event);
+    if (event.kind === "todo") writeProgress(session.workspace.root, { run_id: runId, updated_at: new Date(session.clock.now()).toISOString(), items: event.items as Progress["items"] });
     yield event;
     if (event.kind === "run_start" && drift?.length) {
       const warning: AgentEvent = { kind: "prompt_drift", findings: drift };

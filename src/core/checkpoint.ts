@@ -34,6 +34,10 @@ export interface Verdict {
   detail?: string;
   /** The run should end after this call (an allowed `finish`). */
   finished?: { summary: string };
+  /** The path or check the call was about (after preflight). */
+  target?: string;
+  /** For checks that ran: whether they passed. */
+  succeeded?: boolean;
 }
 
 export interface CheckpointOptions {
@@ -98,7 +102,7 @@ export class Checkpoint {
     try {
       const output = await plan.execute();
       const finished = tool.name === "finish" ? { summary: (args as { summary: string }).summary } : undefined;
-      return { decision: "allowed", reason: "", content: clip(output, this.options.maxResultChars), finished };
+      return { decision: "allowed", reason: "", content: clip(output, this.options.maxResultChars), finished, target: plan.target, succeeded: plan.succeeded };
     } catch (error) {
       if (error instanceof Refusal) return refused(error.message);
       return failed(error);

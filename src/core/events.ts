@@ -63,6 +63,17 @@ export type AgentEvent =
       /** Exactly what the model was sent back (already clipped). */
       result: string;
     }
+  /** A stall rule fired; `message` is what the model is told after the turn's tool results. */
+  | { kind: "stall"; rule: string; message: string }
+  /** The verification gate's decision on a `finish`. */
+  | { kind: "gate"; allowed: boolean; reason: string }
+  | { kind: "budget_warning"; budget: "deadline" | "tokens" }
+  /** The plan, after update_todo changed it. */
+  | { kind: "todo"; items: Array<{ text: string; status: string }> }
+  /** Old tool results cut in the view sent to the model (the record keeps them whole). */
+  | { kind: "context_elided"; results: number; chars_before: number; chars_after: number }
+  /** The middle of the conversation replaced, in the view, by a summary the model wrote. */
+  | { kind: "context_summarized"; messages: number; chars_before: number; chars_after: number }
   /** Internal tool failures: the model is told only that the tool failed; the detail lives here. */
   | { kind: "tool_error"; step: number; id: string; tool: string; detail: string }
   | {

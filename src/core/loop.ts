@@ -4,10 +4,13 @@ import type { Clock } from "./clock.ts";
 import type { Message, ToolCallRequest } from "./messages.ts";
 import { argumentsText } from "./messages.ts";
 import { canonicalJson, decodeArguments } from "./canonical.ts";
-import { modelView, transcriptChars } from "./context.ts";
+import { elide, modelView, SUMMARY_REQUEST, summaryRange, transcriptChars, type Summary } from "./context.ts";
+import { DEFAULT_BUDGET_WARNING, DEFAULT_CONTEXT_POLICY, DEFAULT_STALL_RULES, type BudgetWarning, type ContextPolicy, type StallRules } from "./discipline.ts";
+import { Supervisor } from "./supervisor.ts";
 import { ReplyBuilder, type AssembledReply } from "./reply.ts";
 import type { Checkpoint, Verdict } from "./checkpoint.ts";
 import { ModelError, type ModelClient } from "../model/types.ts";
+import { FINISH } from "../tools/finish.ts";
 
 export interface RunInput {
   runId: string;
@@ -28,6 +31,12 @@ export interface RunInput {
   record?: Message[];
   /** The user's stop button. */
   signal?: AbortSignal;
+  /** Context management, stall rules and budget warnings (defaults in discipline.ts). */
+  discipline?: { context?: ContextPolicy; stall?: StallRules; budgetWarning?: BudgetWarning };
+  /** The check that must pass after the last edit before `finish` is accepted. */
+  verify?: string;
+  /** The window in tokens when the model cannot tell its own (a scripted model: num_ctx). */
+  contextWindow?: number;
 }
 
 interface Stop {
@@ -63,6 +72,17 @@ export async function* runAgent(input: RunInput): AsyncGenerator<AgentEvent> {
   const declarationsChars = declarations.length ? JSON.stringify(declarations).length : 0;
   let contextSize: number | null | undefined;
   const repeats = new Map<string, number>();
+  const policy = input.discipline?.context ?? DEFAULT_CONTEXT_POLICY;
+  const supervisor = new Supervisor({
+    limits,
+    stall: input.discipline?.stall ?? DEFAULT_STALL_RULES,
+    budgetWarning: input.discipline?.budgetWarning ?? DEFAULT_BUDGET_WARNING,
+    verify: input.verify,
+    todo: checkpoint.todo,
+  });
+  let summary: Summary | null = null;
+  /** Tokens per character of what was sent, learned from the server's counts; four characters a token until then. */
+  let tokensPerChar = 0.25;
   let steps = 0;
   let calls = 0;
   let promptTokens = 0;
@@ -94,21 +114,26 @@ export async function* runAgent(input: RunInput): AsyncGenerator<AgentEvent> {
   });
 
   for (;;) {
-    const view = modelView(input.systemPrompt, record);
-    const viewChars = transcriptChars(view);
-    const before = checkBeforeModel(viewChars);
+    const before = checkBeforeModel();
     if (before) return yield stopEvent(before);
 
-    const estimatedPrompt = estimateTokens(viewChars + declarationsChars);
     // The deadline also cuts a reply that is still streaming.
     const scope = cancelScope();
     const builder = new ReplyBuilder();
     let reply: AssembledReply;
+    let viewChars: number;
+    let estimatedPrompt: number;
     try {
       if (contextSize === undefined && input.model.contextSize) {
         contextSize = await input.model.contextSize(scope.signal);
         if (contextSize) yield { kind: "model_info", context_size: contextSize };
       }
+      const view = yield* managedView(scope.signal);
+      viewChars = transcriptChars(view);
+      if (viewChars > limits.max_transcript_chars) {
+        return yield stopEvent({ status: "context_limit", reason: `the transcript holds ${viewChars} characters, over max_transcript_chars ${limits.max_transcript_chars}` });
+      }
+      estimatedPrompt = estimateTokens(viewChars + declarationsChars);
       // A server that gets more than its window cuts the front off silently: better not to send it.
       const needed = estimatedPrompt + (input.replyTokenCap ?? 0);
       if (contextSize && needed > contextSize) {
@@ -145,6 +170,7 @@ export async function* runAgent(input: RunInput): AsyncGenerator<AgentEvent> {
     }
 
     promptTokens += reply.prompt_tokens ?? estimateTokens(viewChars);
+    if (reply.prompt_tokens) tokensPerChar = reply.prompt_tokens / (viewChars + declarationsChars);
     genTokens += reply.gen_tokens ?? estimateTokens(reply.content.length + reply.thinking.length);
     lastText = reply.content || lastText;
     record.push({
@@ -173,9 +199,14 @@ export async function* runAgent(input: RunInput): AsyncGenerator<AgentEvent> {
     }
 
     let stop: Stop | null = null;
+    const notes: string[] = [];
     const oversized = reply.tool_calls.length > limits.max_calls_per_reply;
     for (const call of reply.tool_calls) {
-      const verdict: Verdict & { stop?: Stop } = stop ? afterStop(stop) : await handleCall(call, oversized, reply.tool_calls.length);
+      const key = call.name + "\u0000" + canonicalJson(decodeArguments(call.arguments));
+      const verdict: Verdict & { stop?: Stop; gate?: { allowed: boolean; reason: string } } = stop
+        ? afterStop(stop)
+        : await handleCall(call, key, oversized, reply.tool_calls.length);
+      if (verdict.gate) yield { kind: "gate", ...verdict.gate };
       if (verdict.decision === "stopped" && !stop) stop = verdict.stop!;
       if (verdict.finished && !stop) stop = { status: "completed", reason: "the model called finish", answer: verdict.finished.summary };
       record.push({ role: "tool", tool_call_id: call.id, name: call.name, content: verdict.content });
@@ -191,19 +222,66 @@ export async function* runAgent(input: RunInput): AsyncGenerator<AgentEvent> {
         result: verdict.content,
       };
       if (verdict.detail) yield { kind: "tool_error", step: steps, id: call.id, tool: call.name, detail: verdict.detail };
+      if (verdict.decision !== "stopped") yield* say(supervisor.afterCall(call.name, key, verdict), notes);
     }
     if (stop) return yield stopEvent(stop);
+    yield* say(supervisor.afterTurn(elapsedSeconds(), promptTokens + genTokens), notes);
+    // Said after all of the turn's tool results: a message between a call and its result breaks chat APIs.
+    if (notes.length) record.push({ role: "user", content: `[glassbox] ${notes.join("\n")}` });
   }
 
-  function checkBeforeModel(chars: number): Stop | null {
+  function* say(said: { events: AgentEvent[]; notes: string[] }, notes: string[]): Generator<AgentEvent> {
+    notes.push(...said.notes);
+    yield* said.events;
+  }
+
+  /**
+   * The view the model is sent, managed against the tightest budget (the server's window or
+   * max_transcript_chars): old tool results are elided from the soft threshold, and from the
+   * hard one the middle of the conversation is replaced by a summary the model writes.
+   */
+  async function* managedView(signal: AbortSignal): AsyncGenerator<AgentEvent, Message[]> {
+    const window = contextSize ?? input.contextWindow ?? null;
+    const pressure = (messages: Message[]) => {
+      const chars = transcriptChars(messages);
+      return Math.max(window ? ((chars + declarationsChars) * tokensPerChar) / window : 0, chars / limits.max_transcript_chars);
+    };
+    let view = modelView(input.systemPrompt, record, summary, checkpoint.todo);
+    if (pressure(view) < policy.soft_ratio) return view;
+    let elided = elide(view, policy);
+    if (pressure(elided.messages) >= policy.hard_ratio) {
+      const range = summaryRange(record, summary, policy.keep_turns);
+      if (range) {
+        const charsBefore = transcriptChars(elided.messages);
+        const text = await summarize(elided.messages, signal);
+        summary = { upTo: range.upTo, messages: (summary?.messages ?? 0) + range.upTo - range.from, text };
+        view = modelView(input.systemPrompt, record, summary, checkpoint.todo);
+        elided = pressure(view) >= policy.soft_ratio ? elide(view, policy) : { messages: view, results: 0 };
+        yield { kind: "context_summarized", messages: range.upTo - range.from, chars_before: charsBefore, chars_after: transcriptChars(elided.messages) };
+      }
+    }
+    if (elided.results) yield { kind: "context_elided", results: elided.results, chars_before: transcriptChars(view), chars_after: transcriptChars(elided.messages) };
+    return elided.messages;
+  }
+
+  /** One extra model call, without tools: the model summarizes its own work so far. */
+  async function summarize(view: Message[], signal: AbortSignal): Promise<string> {
+    const builder = new ReplyBuilder();
+    const messages: Message[] = [...view, { role: "user", content: SUMMARY_REQUEST }];
+    for await (const delta of input.model.reply({ messages, tools: [], signal })) builder.add(delta);
+    const result = builder.result(steps);
+    promptTokens += result.prompt_tokens ?? estimateTokens(transcriptChars(messages));
+    genTokens += result.gen_tokens ?? estimateTokens(result.content.length);
+    if (!result.content.trim()) throw new ModelError("the model wrote an empty summary when the context was full");
+    return result.content.trim();
+  }
+
+  function checkBeforeModel(): Stop | null {
     if (input.signal?.aborted) return USER_STOP;
     if (pastDeadline()) return deadlineStop();
     if (steps >= limits.max_steps) return { status: "step_limit", reason: `the model replied ${steps} times, the most allowed (max_steps)` };
     if (limits.max_tokens > 0 && promptTokens + genTokens >= limits.max_tokens) {
       return { status: "token_limit", reason: `${promptTokens + genTokens} tokens used of max_tokens ${limits.max_tokens}` };
-    }
-    if (chars > limits.max_transcript_chars) {
-      return { status: "context_limit", reason: `the transcript holds ${chars} characters, over max_transcript_chars ${limits.max_transcript_chars}` };
     }
     return null;
   }
@@ -219,7 +297,7 @@ export async function* runAgent(input: RunInput): AsyncGenerator<AgentEvent> {
     return { status: "model_error", reason: error instanceof Error ? error.message : String(error) };
   }
 
-  async function handleCall(call: ToolCallRequest, oversized: boolean, batch: number): Promise<Verdict & { stop?: Stop }> {
+  async function handleCall(call: ToolCallRequest, key: string, oversized: boolean, batch: number): Promise<Verdict & { stop?: Stop; gate?: { allowed: boolean; reason: string } }> {
     if (calls >= limits.max_tool_calls) {
       return stopped({ status: "call_limit", reason: `${calls} tool calls made, the most allowed (max_tool_calls)` });
     }
@@ -230,15 +308,16 @@ export async function* runAgent(input: RunInput): AsyncGenerator<AgentEvent> {
       const reason = `this reply asked for ${batch} tool calls and at most ${limits.max_calls_per_reply} are allowed per reply; ask for fewer at a time.`;
       return { decision: "refused", reason, content: `Refused: ${reason}` };
     }
-    const key = call.name + "\u0000" + canonicalJson(decodeArguments(call.arguments));
     const seen = (repeats.get(key) ?? 0) + 1;
     repeats.set(key, seen);
     if (seen > limits.max_repeat) {
       return stopped({ status: "repeat_limit", reason: `${call.name} was called ${seen} times with the same arguments (max_repeat ${limits.max_repeat})` });
     }
+    const gate = call.name === FINISH ? supervisor.checkFinish() : null;
+    if (gate && !gate.allowed) return { decision: "refused", reason: gate.reason, content: `Refused: ${gate.reason}`, gate };
     const scope = cancelScope();
     try {
-      return await checkpoint.handle(call, scope.signal);
+      return { ...(await checkpoint.handle(call, scope.signal)), ...(gate ? { gate } : {}) };
     } finally {
       scope.dispose();
     }

@@ -1,15 +1,23 @@
 import { z } from "zod";
-import { defineTool, Refusal } from "./tool.ts";
-import { readSmallText } from "./files.ts";
+import { defineTool, Refusal, type Tool } from "./tool.ts";
+import { numbered, readSmallText } from "./files.ts";
 import { writeWhole } from "./write_file.ts";
+import { syntaxProblem } from "./syntax.ts";
+import type { Checks } from "./checks.ts";
 
 const MAX_EDIT_BYTES = 2 * 1024 * 1024;
 
-export const editFile = defineTool({
+/** Lines of context shown around an edited region. */
+const CONTEXT_LINES = 2;
+
+/** edit_file, with the syntax checks the config adds for file types beyond TS, JS and JSON. */
+export function makeEditFile(editChecks: Checks = {}): Tool {
+  return defineTool({
   name: "edit_file",
   description:
     "Replace one exact piece of text in a workspace file. `old` must occur exactly once in the file " +
-    "(include surrounding lines to make it unique). Needs the user's approval.",
+    "(include surrounding lines to make it unique). The result must still parse, or the edit is refused and the file stays as it was. " +
+    "Needs the user's approval.",
   schema: z
     .object({
       path: z.string().min(1).max(1000).describe("File path relative to the workspace root"),
@@ -18,7 +26,7 @@ export const editFile = defineTool({
     })
     .strict(),
   needsApproval: true,
-  async plan(args, { workspace }) {
+  async plan(args, { workspace, signal }) {
     const file = workspace.resolve(args.path);
     const before = readSmallText(file, MAX_EDIT_BYTES);
     const count = before.split(args.old).length - 1;
@@ -31,6 +39,8 @@ export const editFile = defineTool({
     }
     const at = before.indexOf(args.old);
     const after = before.slice(0, at) + args.new + before.slice(at + args.old.length);
+    const problem = await syntaxProblem(file.relative, after, editChecks, signal);
+    if (problem) throw new Refusal(`The edit would leave ${file.relative} unparseable (${problem}); the file is unchanged, so fix the edit and try again.`);
     return {
       target: file.relative,
       change: { path: file.relative, before, after },
@@ -42,8 +52,13 @@ export const editFile = defineTool({
         writeWhole(file, after);
         const firstLine = before.slice(0, at).split("\n").length;
         const lastLine = firstLine + Math.max(0, args.new.split("\n").length - 1);
-        return `Edited ${file.relative}: lines ${firstLine}-${lastLine} now read:\n${args.new}`;
+        const lines = after.split("\n");
+        const from = Math.max(1, firstLine - CONTEXT_LINES);
+        const to = Math.min(lines.length, lastLine + CONTEXT_LINES);
+        const region = lines.slice(from - 1, to).map((text, index) => numbered(from + index, text));
+        return `Edited ${file.relative}: lines ${firstLine}-${lastLine} now read (with ${CONTEXT_LINES} lines around):\n${region.join("\n")}`;
       },
     };
   },
-});
+  });
+}

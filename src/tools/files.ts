@@ -50,6 +50,11 @@ export function readSmallText(file: ResolvedPath, maxBytes: number, argument = "
   return text;
 }
 
+/** A line as read_file shows it: its number right-aligned, two spaces, the text. */
+export function numbered(line: number, text: string): string {
+  return `${String(line).padStart(6)}  ${text}`;
+}
+
 /** Folders that are never worth a model's reading budget. */
 const SKIPPED_FOLDERS = new Set(["node_modules"]);
 

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { defineTool, Refusal } from "./tool.ts";
-import { readChunks, requireRegularFile } from "./files.ts";
+import { numbered, readChunks, requireRegularFile } from "./files.ts";
 
 /** A window of this many lines unless the model asks for another size. */
 const DEFAULT_LINES = 100;
@@ -46,7 +46,7 @@ export const readFile = defineTool({
           let from = 0;
           for (let at = piece.indexOf("\n"); at !== -1; at = piece.indexOf("\n", from)) {
             take(piece.slice(from, at));
-            if (line >= first && line <= last) shown.push(`${String(line).padStart(6)}  ${partial}`);
+            if (line >= first && line <= last) shown.push(numbered(line, partial));
             partial = "";
             line++;
             from = at + 1;
@@ -56,7 +56,7 @@ export const readFile = defineTool({
         });
         if (read.binary) throw new Refusal(`Argument \`path\`: \`${file.relative}\` is a binary file; read_file shows text only.`);
         const trailing = partial !== "" || (read.complete && line === 1 && file.stats!.size > 0);
-        if (trailing && line >= first && line <= last) shown.push(`${String(line).padStart(6)}  ${partial}`);
+        if (trailing && line >= first && line <= last) shown.push(numbered(line, partial));
         const total = trailing ? line : line - 1;
         const of = read.complete ? `${total}` : `more than ${total}`;
         if (shown.length === 0) {

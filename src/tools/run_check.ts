@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { defineTool, type Tool } from "./tool.ts";
+import { defineTool, type Tool, type ToolPlan } from "./tool.ts";
 import { runCheck, type Checks } from "./checks.ts";
 
 export const RUN_CHECK = "run_check";
@@ -17,10 +17,11 @@ export function makeRunCheck(checks: Checks): Tool | null {
     needsApproval: false,
     async plan(args, { workspace, signal }) {
       const check = checks[args.name]!;
-      return {
+      const plan: ToolPlan = {
         target: args.name,
         async execute() {
           const outcome = await runCheck(check, workspace.root, signal);
+          plan.succeeded = outcome.exitCode === 0;
           const took = `${outcome.seconds.toFixed(1)}s`;
           const verdict = outcome.notStarted
             ? `could not start: its command \`${check.argv[0]}\` was not found or cannot run; tell the user`
@@ -36,6 +37,7 @@ export function makeRunCheck(checks: Checks): Tool | null {
           return `Check ${args.name} ${verdict}.${dropped}\n${outcome.output}`;
         },
       };
+      return plan;
     },
   });
 }

@@ -31,6 +31,8 @@ export interface ToolPlan {
   /** For calls that change a file: the file before and after, for the person approving it. */
   change?: FileChange;
   execute(): Promise<string>;
+  /** Set by execute for checks: whether the check passed (the verification gate reads it). */
+  succeeded?: boolean;
 }
 
 export interface FileChange {

@@ -1,7 +1,7 @@
 import { Checkpoint, type Approver } from "../../src/core/checkpoint.ts";
 import { resolveLimits, type LimitOverrides } from "../../src/core/limits.ts";
 import { Policy, parseRule } from "../../src/core/policy.ts";
-import { runAgent } from "../../src/core/loop.ts";
+import { runAgent, type RunInput } from "../../src/core/loop.ts";
 import type { AgentEvent, EventOf } from "../../src/core/events.ts";
 import type { Message } from "../../src/core/messages.ts";
 import type { Clock } from "../../src/core/clock.ts";
@@ -29,13 +29,20 @@ export class WatchedModel implements ModelClient {
   readonly name = "scripted:test";
   private readonly inner: ScriptedModel;
 
-  constructor(replies: ScriptedReply[], private readonly onRequest?: (request: ModelRequest) => void) {
+  constructor(
+    replies: ScriptedReply[],
+    private readonly onRequest?: (request: ModelRequest) => void,
+    /** Answers some requests out of turn (e.g. the summary request) without using up the script. */
+    private readonly respond?: (request: ModelRequest) => ScriptedReply | null,
+  ) {
     this.inner = new ScriptedModel("scripted:test", ScriptSchema.parse({ replies }));
   }
 
   reply(request: ModelRequest) {
     this.requests.push({ ...request, messages: structuredClone(request.messages) });
     this.onRequest?.(request);
+    const special = this.respond?.(request);
+    if (special) return new ScriptedModel("scripted:test", ScriptSchema.parse({ replies: [special] })).reply(request);
     return this.inner.reply(request);
   }
 
@@ -66,11 +73,15 @@ export interface RunOptions {
   systemPrompt?: string;
   signal?: AbortSignal;
   onRequest?: (request: ModelRequest) => void;
+  verify?: string;
+  respond?: (request: ModelRequest) => ScriptedReply | null;
+  discipline?: RunInput["discipline"];
+  contextWindow?: number;
 }
 
 /** Runs the real loop and checkpoint against a scripted model: no server, no person. */
 export async function runScripted(replies: ScriptedReply[], options: RunOptions, task = "test task"): Promise<ScriptedRun> {
-  const model = new WatchedModel(replies, options.onRequest);
+  const model = new WatchedModel(replies, options.onRequest, options.respond);
   const limits = resolveLimits(options.limits ?? {});
   const clock = options.clock ?? new FakeClock();
   const checkpoint = new Checkpoint({
@@ -97,6 +108,9 @@ export async function runScripted(replies: ScriptedReply[], options: RunOptions,
     clock,
     workspace: options.workspace,
     signal: options.signal,
+    verify: options.verify,
+    discipline: options.discipline,
+    contextWindow: options.contextWindow,
   })) {
     events.push(event);
   }

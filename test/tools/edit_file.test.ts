@@ -1,5 +1,6 @@
 import { describe, expect, test } from "bun:test";
-import { readFileSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { defaultTools } from "../../src/tools/index.ts";
 import { join } from "node:path";
 import { makeWorkspace } from "../helpers/workspace.ts";
 import { call, runScripted } from "../helpers/run.ts";
@@ -49,7 +50,13 @@ describe("successful edits", () => {
       const { approver, requests } = recordingApprover("yes");
       const verdict = await gate(ws.root, { approver }).call("edit_file", { path: "f.txt", old, new: replacement });
       expect(verdict.decision).toBe("allowed");
-      expect(verdict.content).toBe(`Edited f.txt: ${lines} now read:\n${replacement}`);
+      // The edited region, numbered like read_file, with two lines around it, worked out from the file.
+      const [first, last] = lines.slice("lines ".length).split("-").map(Number) as [number, number];
+      const all = after.split("\n");
+      const from = Math.max(1, first - 2);
+      const to = Math.min(all.length, last + 2);
+      const region = all.slice(from - 1, to).map((text, index) => `${String(from + index).padStart(6)}  ${text}`);
+      expect(verdict.content).toBe(`Edited f.txt: ${lines} now read (with 2 lines around):\n${region.join("\n")}`);
       expect(read(ws.root, "f.txt")).toBe(after);
       expect(requests).toHaveLength(1);
       expect(requests[0]!.target).toBe("f.txt");
@@ -67,7 +74,8 @@ describe("successful edits", () => {
     expect(run.calls[0]!.decision).toBe("allowed");
     expect(read(ws.root, "src/version.ts")).toContain(replacement);
     expect(read(ws.root, "src/version.ts")).not.toContain(old);
-    expect(run.model.seen()).toContain("Edited src/version.ts: lines 3-3 now read:");
+    expect(run.model.seen()).toContain("Edited src/version.ts: lines 3-3 now read (with 2 lines around):");
+    expect(run.model.seen()).toContain('     3    return text.trim().replace(/^v/, "").split(".").map(Number);');
   });
 });
 
@@ -124,5 +132,47 @@ describe("edits that must not happen", () => {
   test("a file that does not exist is refused, pointing at list_files", async () => {
     const ws = setup();
     expectRefused(await gate(ws.root).call("edit_file", { path: "nope.txt", old: "a", new: "b" }), ws, "`path`", "`nope.txt`", /list_files/);
+  });
+});
+
+describe("the candidate must parse before it is written", () => {
+  const cases: Array<[label: string, path: string, content: string, old: string, replacement: string, mention: RegExp]> = [
+    ["TypeScript", "src/x.ts", "export const a = 1;\nexport const b = 2;\n", "= 2;", "= ;", /line 2, column \d+: Unexpected ;/],
+    ["JavaScript", "lib/y.js", "function f() {\n  return 1;\n}\n", "return 1;\n}", "return 1;", /line \d+, column \d+/],
+    ["JSON", "data.json", '{"a": 1, "b": 2}\n', '"b": 2', '"b": ', /JSON|Unexpected/],
+  ];
+  for (const [label, path, content, old, replacement, mention] of cases) {
+    test(`${label}: a broken candidate is refused with the error, the file unchanged, nobody asked`, async () => {
+      const ws = makeWorkspace();
+      mkdirSync(join(ws.root, path, ".."), { recursive: true });
+      writeFileSync(join(ws.root, path), content);
+      const { approver, requests } = recordingApprover("yes");
+      const verdict = await gate(ws.root, { approver }).call("edit_file", { path, old, new: replacement });
+      expectRefused(verdict, ws, /unparseable/, mention, /the file is unchanged/);
+      expect(read(ws.root, path)).toBe(content);
+      expect(requests).toHaveLength(0);
+    });
+  }
+
+  test("a candidate that parses is written", async () => {
+    const ws = makeWorkspace();
+    writeFileSync(join(ws.root, "ok.ts"), "export const a = 1;\n");
+    const verdict = await gate(ws.root, { approver: recordingApprover("yes").approver }).call("edit_file", { path: "ok.ts", old: "= 1", new: "= 2" });
+    expect(verdict.decision).toBe("allowed");
+    expect(read(ws.root, "ok.ts")).toBe("export const a = 2;\n");
+  });
+
+  test("other file types are checked by the config's edit_checks, on a temporary copy whose path the model never sees", async () => {
+    const ws = makeWorkspace();
+    writeFileSync(join(ws.root, "notes.cfg"), "valid line\n");
+    const editChecks = { ".cfg": { argv: ["bash", "-c", 'grep -q valid "$0" || { echo "no valid line in $0"; exit 1; }'], timeout_seconds: 5, env: [] } };
+    const tools = defaultTools({}, editChecks);
+    const approver = recordingApprover("yes").approver;
+    const refused = await gate(ws.root, { approver, tools }).call("edit_file", { path: "notes.cfg", old: "valid", new: "broken" });
+    expectRefused(refused, ws, /no valid line in notes\.cfg/);
+    expect(refused.content).not.toContain("glassbox-syntax-");
+    expect(read(ws.root, "notes.cfg")).toBe("valid line\n");
+    const allowed = await gate(ws.root, { approver, tools }).call("edit_file", { path: "notes.cfg", old: "valid line", new: "valid line two" });
+    expect(allowed.decision).toBe("allowed");
   });
 });

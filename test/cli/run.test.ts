@@ -331,3 +331,30 @@ test("a workspace where the run log cannot be written is a usage error, not a cr
   expect(result.stderr).toContain("cannot write the run log");
   expect(result.stdout).toBe("");
 });
+
+test("update_todo saves the plan to .glassbox/progress.json, and --resume starts with it", async () => {
+  const ws = makeWorkspace();
+  const items = [
+    { text: "find the parser bug", status: "done" },
+    { text: "fix it", status: "in_progress" },
+  ];
+  const first = await glassbox(["run", "--json", "--model", scriptFile([call("update_todo", { items }), { content: "stopping here" }]), "--workspace", ws.root, "fix the tests"]);
+  expect(first.code).toBe(0);
+  const saved = JSON.parse(readFileSync(join(ws.root, ".glassbox", "progress.json"), "utf8"));
+  expect(saved.items).toEqual(items);
+  expect(saved.run_id).toBe(first.events[0]!.run_id);
+
+  const record = join(tempFolder("resume"), "replies.json");
+  const resumed = await glassbox(["run", "--json", "--resume", "--record", record, "--model", scriptFile([{ content: "resuming" }]), "--workspace", ws.root, "carry on"]);
+  expect(resumed.code).toBe(0);
+  expect(resumed.events[0]!.task).toContain("[in_progress] fix it");
+  expect(resumed.events[0]!.task).toContain("[done] find the parser bug");
+  expect(resumed.events[0]!.task).toEndWith("carry on");
+});
+
+test("--resume with nothing saved is a usage error", async () => {
+  const ws = makeWorkspace();
+  const result = await glassbox(["run", "--resume", "--model", scriptFile([{ content: "x" }]), "--workspace", ws.root, "task"]);
+  expect(result.code).toBe(2);
+  expect(result.stderr).toContain("nothing to resume");
+});

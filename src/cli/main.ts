@@ -14,8 +14,6 @@ async function runTui(...args: Parameters<typeof import("../tui/app.ts").runTui>
 }
 
 export async function main(argv: string[]): Promise<number> {
-  // TEMPORARY: hidden proof that blessed works from the compiled binary (src/tui/probe.ts).
-  if (argv[0] === "--tui-probe") return (await import("../tui/probe.ts")).runProbe();
   try {
     const args = parseCli(argv);
     if (args.help) return console.log(HELP), 0;

@@ -6,6 +6,7 @@ import type { Message } from "../core/messages.ts";
 import { fetchJson } from "../model/http.ts";
 import { assemble, builtinLayers } from "../prompt/layers.ts";
 import { ApprovalModal } from "./approval-modal.ts";
+import { benchHook } from "./bench-hook.ts";
 import { blessed, createScreen, terminalProblem, type Widgets } from "./blessed.ts";
 import { layout, type Layout } from "./layout.ts";
 import { Overlay } from "./overlay.ts";
@@ -101,6 +102,8 @@ class TuiApp {
     this.transcript.line(`glassbox · ${sanitize(session.model.name)} · workspace ${sanitize(session.workspace.root)}`, "notice");
     this.transcript.line("Type a task and press Enter. ? shows the keys.", "notice");
     this.startTyping();
+    // Benchmark hook for scripts/bench-tui.ts: does nothing unless GLASSBOX_BENCH_REPORT is set.
+    benchHook(screen, this.transcript);
     this.paint();
   }
 
@@ -169,6 +172,8 @@ class TuiApp {
       if (answer.status === 0 || answer.status >= 500) throw new Error(answer.excerpt);
     } catch {
       this.warning = `no model server answers for ${name}: ${NO_SERVER_FIX}`;
+      // Also in the transcript, where it wraps: a narrow status line clips the fix.
+      this.transcript.line(this.warning, "notice");
       this.scheduler.request();
     }
   }
@@ -204,8 +209,10 @@ class TuiApp {
         break;
       case "stop":
         t.line(`■ stopped: ${event.status} — ${event.reason}`, "notice");
+        this.warning = ""; // the run's own notices ("stopping the run…", "Ctrl-C again quits") end with it
         if (event.status === "model_error" && /cannot reach|connection refused|does not resolve/.test(event.reason)) {
-          this.warning = `${event.reason.split(";")[0]}: ${NO_SERVER_FIX}; Enter retries`;
+          // Short enough to fit the status line; the stop line above has the exact error.
+          this.warning = `no model server answers: ${NO_SERVER_FIX}; Enter retries`;
         }
         break;
     }
@@ -310,8 +317,13 @@ class TuiApp {
     this.meters.draw(meters(this.view, now));
     this.layers.draw(builtinLayers().map((layer) => ({ ...layer, state: "unlocked" as const })));
     const state = this.modal.open ? "waiting for approval" : this.running ? (this.view.state === "starting" ? "streaming" : this.view.state) : this.view.state;
-    const hints = this.warning ? `{yellow-fg}${safeTagged(this.warning)}{/yellow-fg}` : "Enter send · Esc stop · Tab panes · ? help · Ctrl-C quit";
-    this.status.setContent(` ${safeTagged(this.session.model.name)} · ${safeTagged(shortPath(this.session.workspace.root))} · {bold}${safeTagged(state)}{/bold} · ${hints}`);
+    const where = `${safeTagged(this.session.model.name)} · ${safeTagged(shortPath(this.session.workspace.root))}`;
+    // A warning goes first, right after the state, so a narrow terminal clips the model and path, not the fix.
+    this.status.setContent(
+      this.warning
+        ? ` {bold}${safeTagged(state)}{/bold} · {yellow-fg}${safeTagged(this.warning)}{/yellow-fg} · ${where}`
+        : ` ${where} · {bold}${safeTagged(state)}{/bold} · Enter send · Esc stop · Tab panes · ? help · Ctrl-C quit`,
+    );
     this.screen.render();
   }
 }

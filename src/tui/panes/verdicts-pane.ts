@@ -21,7 +21,9 @@ export class VerdictsPane {
   }
 
   add(call: EventOf<"tool_call">): void {
-    const args = shorten(call.arguments.replace(/\s+/g, " "), 40);
+    // The decision must stay on screen: the arguments get at most what the pane's width leaves.
+    const room = (this.box.width as number) - 2 - `${call.step} ${call.tool}  ${call.decision}`.length;
+    const args = shorten(call.arguments.replace(/\s+/g, " "), Math.max(8, Math.min(40, room)));
     const reason = call.reason ? ` ${shorten(call.reason, 200)}` : "";
     this.push(`${call.step} ${safeTagged(call.tool)} ${safeTagged(args)} ${paint(DECISION_COLOR[call.decision], call.decision)}${safeTagged(reason)}`);
   }

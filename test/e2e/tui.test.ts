@@ -1,0 +1,418 @@
+/**
+ * End to end: the compiled binary, alone in a temp dir (no node_modules or Bun beside it or on
+ * PATH), driven in a real terminal: tmux `send-keys` in, `capture-pane` out. Every session runs on
+ * a private tmux server (`tmux -L`), so nobody else's tmux is touched.
+ *
+ * Each session runs the binary under test/e2e's wrapper script, which prints `EXITED <code>` and
+ * the terminal's line discipline afterwards, then keeps the pane open: what is left on the pane
+ * after glassbox quits is exactly what a user's shell would show.
+ *
+ * Skipped without tmux, or with GLASSBOX_SKIP_E2E=1.
+ */
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { buildBinary } from "../../scripts/build.ts";
+import { copyToyWorkspace } from "../../src/cli/toy-workspace.ts";
+import demoScript from "../../src/cli/demo-script.json";
+
+const tmuxPath = Bun.which("tmux");
+const root = path.resolve(import.meta.dir, "../..");
+const socket = `glassbox-e2e-${process.pid}`;
+const WIDTH = 160;
+const HEIGHT = 45;
+let dir = "";
+let binary = "";
+let wrapper = "";
+let tmp = "";
+
+function tmux(...args: string[]): string {
+  const result = Bun.spawnSync([tmuxPath!, "-L", socket, "-f", "/dev/null", ...args], { stderr: "pipe" });
+  if (result.exitCode !== 0) throw new Error(`tmux ${args[0]}: ${result.stderr.toString().trim()}`);
+  return result.stdout.toString();
+}
+
+function quote(word: string): string {
+  return /^[\w@%+=:,./-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`;
+}
+
+interface Pane {
+  name: string;
+  /** The screen as text, one line per row. */
+  screen(): string;
+  keys(...keys: string[]): void;
+  /** Typed literally (no key names). */
+  type(text: string): void;
+  /** Polls the screen until `want` shows (a string, a pattern, or a test), or fails with the screen. */
+  waitFor(want: string | RegExp | ((text: string) => boolean), what?: string, ms?: number, pollMs?: number): Promise<string>;
+  format(spec: string): string;
+  close(): void;
+}
+
+const open = new Set<string>();
+
+/**
+ * Starts `glassbox ARGS` in a fresh session on the private server. The environment is minimal:
+ * PATH without Bun, TMPDIR inside the test's dir (the demo's temp workspace lands there), and a
+ * real TERM (tmux would otherwise pass its own).
+ */
+function start(name: string, args: string[], env: Record<string, string | undefined> = {}): Pane {
+  const vars = { TERM: "xterm-256color", NCURSES_NO_UTF8_ACS: "1", PATH: "/usr/local/bin:/usr/bin:/bin", HOME: os.homedir(), TMPDIR: tmp, LANG: "C.UTF-8", ...env };
+  const assignments = Object.entries(vars).flatMap(([k, v]) => (v === undefined ? [] : [`${k}=${v}`]));
+  const command = ["env", "-i", ...assignments, wrapper, binary, ...args].map(quote).join(" ");
+  tmux("new-session", "-d", "-s", name, "-x", String(WIDTH), "-y", String(HEIGHT), "-c", dir, command);
+  open.add(name);
+  const pane: Pane = {
+    name,
+    screen: () => tmux("capture-pane", "-p", "-t", name),
+    keys: (...keys) => void tmux("send-keys", "-t", name, ...keys),
+    type: (text) => void tmux("send-keys", "-t", name, "-l", text),
+    format: (spec) => tmux("display-message", "-p", "-t", name, spec).trim(),
+    async waitFor(want, what, ms = 8000, pollMs = 40) {
+      const done = typeof want === "function" ? want : typeof want === "string" ? (t: string) => t.includes(want) : (t: string) => want.test(t);
+      let text = "";
+      for (const started = Date.now(); Date.now() - started < ms; await Bun.sleep(pollMs)) {
+        text = pane.screen();
+        if (done(text)) return text;
+      }
+      throw new Error(`${name}: timed out after ${ms} ms waiting for ${what ?? String(want)}; the pane shows:\n${text}`);
+    },
+    close() {
+      open.delete(name);
+      try {
+        tmux("kill-session", "-t", name);
+      } catch {
+        // already gone
+      }
+    },
+  };
+  return pane;
+}
+
+/** The rows of the screen that are not blank, trimmed. */
+function rows(text: string): string[] {
+  return text.split("\n").map((line) => line.trimEnd()).filter(Boolean);
+}
+
+/**
+ * After glassbox has quit: the pane is back on the normal screen, the wrapper printed the exit
+ * code, the line discipline is cooked again (canonical mode, echo, signals), the cursor shows,
+ * and nothing else was left behind: no stack trace, no half-drawn frame, no escape garbage.
+ */
+async function expectCleanExit(pane: Pane, code: number): Promise<void> {
+  const text = await pane.waitFor(/^tty /m, `EXITED ${code}`);
+  expect(rows(text)).toEqual([`EXITED ${code}`, "tty isig icanon echo"]);
+  expect(pane.format("#{alternate_on} #{cursor_flag} #{mouse_any_flag}")).toBe("0 1 0");
+}
+
+/** The toy workspace's version.ts, as shipped (the demo's edit turns `.split(".")` into `.split(".").map(Number)`). */
+const ORIGINAL_VERSION_TS = fs.readFileSync(path.join(root, "workspace/src/version.ts"), "utf8");
+
+const seenDemos = new Set<string>();
+
+/**
+ * The demo's fresh temp workspace: the one new glassbox-demo-* folder in our TMPDIR. The screen
+ * shows its path too (the transcript's first line, the status line).
+ */
+function demoWorkspace(screen: string): string {
+  const fresh = fs.readdirSync(tmp).filter((name) => name.startsWith("glassbox-demo-") && !seenDemos.has(name));
+  expect(fresh).toHaveLength(1);
+  seenDemos.add(fresh[0]!);
+  expect(screen).toContain(`${fresh[0]}/workspace`);
+  return path.join(tmp, fresh[0]!, "workspace");
+}
+
+/** A scripted-model file and a fresh toy workspace for it. */
+function scripted(name: string, replies: unknown[], notes?: string): { workspace: string; args: string[] } {
+  const workspace = copyToyWorkspace(fs.mkdtempSync(path.join(dir, `${name}-`)));
+  if (notes !== undefined) fs.writeFileSync(path.join(workspace, "NOTES.md"), notes);
+  const script = path.join(dir, `${name}.json`);
+  fs.writeFileSync(script, JSON.stringify({ replies }));
+  return { workspace, args: ["--workspace", workspace, "--model", `scripted:${script}`] };
+}
+
+/** The status line: the screen's last row. */
+const STATUS = (text: string) => text.split("\n").filter(Boolean).at(-1) ?? "";
+
+/** The tokens meter's figure (`tokens   15k`, `tokens   836`), NaN when not on screen. */
+function tokens(text: string): number {
+  const match = text.match(/│tokens +(?:[█░]+ )?([\d.]+)(k|M)?[\s/]/);
+  return match ? Number(match[1]) * (match[2] === "k" ? 1e3 : match[2] === "M" ? 1e6 : 1) : NaN;
+}
+
+describe.skipIf(!tmuxPath || process.env.GLASSBOX_SKIP_E2E === "1")("the compiled binary in a real terminal", () => {
+  beforeAll(async () => {
+    // The binary alone in a temp dir outside the repository: no node_modules beside it.
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), "glassbox-e2e-"));
+    tmp = path.join(dir, "tmp");
+    fs.mkdirSync(tmp);
+    binary = (await buildBinary(path.join(root, "src/cli/main.ts"), path.join(dir, "bin", "glassbox"))).outfile;
+    wrapper = path.join(dir, "wrapper.sh");
+    fs.writeFileSync(
+      wrapper,
+      [
+        "#!/bin/bash",
+        '"$@"',
+        "code=$?",
+        'echo "EXITED $code"',
+        `echo "tty $(stty -a | tr ' ;' '\\n\\n' | grep -xE -- '-?(icanon|isig|echo)' | tr '\\n' ' ' | sed 's/ $//')"`,
+        "exec sleep 600",
+        "",
+      ].join("\n"),
+      { mode: 0o755 },
+    );
+    expect(fs.readdirSync(path.dirname(binary))).toEqual(["glassbox"]);
+    // A session that lives as long as the file: the server would exit between two sessions otherwise.
+    tmux("new-session", "-d", "-s", "keeper", "sleep 600");
+  }, 60_000);
+
+  afterAll(() => {
+    for (const name of [...open]) {
+      try {
+        tmux("kill-session", "-t", name);
+      } catch {
+        // gone
+      }
+    }
+    // Only our private server, by its socket name; never the default one. Its socket file stays
+    // behind when the server ends, so it goes too.
+    let socketPath = "";
+    try {
+      socketPath = tmux("display-message", "-p", "#{socket_path}").trim();
+    } catch {
+      // no server was started
+    }
+    try {
+      tmux("kill-server");
+    } catch {
+      // no server was started
+    }
+    if (socketPath.endsWith(`/${socket}`)) fs.rmSync(socketPath, { force: true });
+    if (dir) fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  test("the demo reaches its approval with the diff; y applies the edit and the run completes", async () => {
+    const pane = start("demo-yes", ["--demo"]);
+    const first = await pane.waitFor("glassbox-demo-", "the first frame");
+    const workspace = demoWorkspace(first);
+    expect(first).toMatch(/│00-base builtin [0-9a-f]{16} \d+c/); // the layers pane lists the base layer
+
+    const modal = await pane.waitFor("approval needed", "the approval modal", 15_000);
+    expect(modal).toContain("edit_file on src/version.ts");
+    expect(modal).toMatch(/│-  return text\.trim\(\)\.replace\(\/\^v\/, ""\)\.split\("\."\);\s+│/);
+    expect(modal).toMatch(/│\+  return text\.trim\(\)\.replace\(\/\^v\/, ""\)\.split\("\."\)\.map\(Number\);\s+│/);
+    expect(modal).toContain("y approve");
+    expect(STATUS(modal)).toContain("waiting for approval");
+    // Nothing is written before the person says yes.
+    expect(fs.readFileSync(path.join(workspace, "src/version.ts"), "utf8")).toBe(ORIGINAL_VERSION_TS);
+
+    pane.keys("y");
+    const done = await pane.waitFor("stopped: completed", "the run to complete", 15_000);
+    expect(fs.readFileSync(path.join(workspace, "src/version.ts"), "utf8")).toContain('.split(".").map(Number);');
+    expect(done).not.toContain("approval needed");
+    expect(done).toMatch(/│6 edit_file \{"path":"src\/version\.ts".* allowed/); // the verdicts pane
+    expect(done).toMatch(/│7 run_check \{"name":"tests"\} allowed/);
+    expect(done).toContain("Check tests passed");
+    expect(STATUS(done)).toContain("stopped: completed");
+    // The budgets moved: tokens counted from every reply, steps and calls at their final figures.
+    expect(tokens(done)).toBeGreaterThan(1000);
+    expect(done).toMatch(/│steps +█+ 8\/8│/);
+    pane.close();
+  }, 30_000);
+
+  test("n leaves the file unchanged and the verdict says denied", async () => {
+    const pane = start("demo-no", ["--demo"]);
+    const workspace = demoWorkspace(await pane.waitFor("glassbox-demo-", "the first frame"));
+    // The meters move while the model runs: tokens count up before the run ends.
+    const live = await pane.waitFor((text) => tokens(text) > 0, "the tokens meter to move", 15_000);
+    expect(live).not.toContain("stopped:");
+    await pane.waitFor("approval needed", "the approval modal", 15_000);
+    pane.keys("n");
+    const verdict = await pane.waitFor(/│6 edit_file .* denied/, "the denied verdict");
+    expect(verdict).not.toContain("approval needed");
+    const done = await pane.waitFor(/stopped: \w+/, "the run to end", 15_000);
+    expect(STATUS(done)).toContain("stopped: completed");
+    expect(fs.readFileSync(path.join(workspace, "src/version.ts"), "utf8")).toBe(ORIGINAL_VERSION_TS);
+    pane.close();
+  }, 30_000);
+
+  test("Esc interrupts the model while it streams", async () => {
+    const pane = start("demo-esc", ["--demo"]);
+    // Polled fast: the first reply streams for about 175 ms.
+    const streaming = await pane.waitFor("Let me", "the first reply to start streaming", 8000, 10);
+    pane.keys("Escape");
+    expect(STATUS(streaming)).toContain("streaming");
+    const stopped = await pane.waitFor("stopped: interrupted", "the interruption", 3000);
+    expect(STATUS(stopped)).toContain("stopped: interrupted");
+    expect(stopped).not.toContain("approval needed");
+    // Cut mid-reply: the transcript row above the stop line is a strict beginning of a scripted reply.
+    const transcript = stopped.split("\n").map((line) => line.match(/^│(.*?)│/)?.[1]?.trim() ?? "");
+    const partial = transcript[transcript.findIndex((row) => row.startsWith("■ stopped: interrupted")) - 1] ?? "";
+    const replies = demoScript.replies.map((reply) => reply.content);
+    expect(partial.length).toBeGreaterThan(0);
+    expect(replies.some((reply) => reply.startsWith(partial) && reply.length > partial.length)).toBe(true);
+    // Still alive and usable: quitting is immediate now that nothing runs.
+    pane.keys("C-c");
+    await expectCleanExit(pane, 0);
+    pane.close();
+  }, 15_000);
+
+  test("Ctrl-C during a run asks first; a second Ctrl-C quits to a clean shell", async () => {
+    const pane = start("demo-ctrl-c", ["--demo"]);
+    await pane.waitFor((text) => STATUS(text).includes("streaming"), "the run to be streaming");
+    pane.keys("C-c");
+    const asked = await pane.waitFor("Ctrl-C again quits", "the question");
+    expect(asked).not.toContain("EXITED");
+    pane.keys("C-c");
+    await expectCleanExit(pane, 0);
+    pane.close();
+  }, 15_000);
+
+  test("? shows the help, p the system prompt with its layer boundaries; any key closes them; Ctrl-C leaves a clean shell", async () => {
+    const { args } = scripted("overlays", [{ content: "unused" }]);
+    const pane = start("overlays", args);
+    await pane.waitFor("Type a task", "the first frame");
+    pane.keys("Escape"); // leave the input line: letters become commands
+    pane.keys("?");
+    const help = await pane.waitFor("help — Esc closes", "the help overlay");
+    expect(help).toContain("y / n / a    answer an approval");
+    pane.keys("x");
+    await pane.waitFor((text) => !text.includes("help — Esc closes"), "the help to close");
+    pane.keys("p");
+    const prompt = await pane.waitFor("system prompt — Esc closes", "the prompt overlay");
+    expect(prompt).toMatch(/──── layer 00-base \(builtin, [0-9a-f]{16}, \d+ chars\) ────/);
+    pane.keys("Escape");
+    const closed = await pane.waitFor((text) => !text.includes("system prompt — Esc closes"), "the prompt to close");
+    expect(closed).toContain("Type a task");
+    pane.keys("C-c");
+    await expectCleanExit(pane, 0);
+    pane.close();
+  }, 15_000);
+
+  for (const term of ["screen-256color", undefined]) {
+    test(`draws with TERM=${term ?? "(unset)"}: borders line up around wide characters, markup stays text`, async () => {
+      const { args } = scripted(`term-${term ?? "unset"}`, [{ content: "幅広い文字 ok {bold}not markup{/bold}" }]);
+      const pane = start(`term-${term ?? "unset"}`, args, { TERM: term });
+      await pane.waitFor("Type a task", "the first frame");
+      pane.type("hello");
+      pane.keys("Enter");
+      const text = await pane.waitFor("stopped: completed", "the reply");
+      const row = text.split("\n").find((line) => line.startsWith("│幅広い文字"));
+      expect(row).toMatch(/^│幅広い文字 ok \{bold\}not markup\{\/bold\} +││.*│$/);
+      expect(Bun.stringWidth(row!)).toBe(WIDTH); // each wide character took two cells, the borders line up
+      expect(text.split("\n")[0]).toMatch(/^┌─ transcript ─+┐┌─ budgets ─+┐$/);
+      pane.keys("C-c");
+      await expectCleanExit(pane, 0);
+      pane.close();
+    }, 10_000);
+  }
+
+  test("TERM=dumb says why in one line and exits 1", async () => {
+    const pane = start("dumb", ["--demo"], { TERM: "dumb" });
+    const text = await pane.waitFor(/^tty /m, "the exit");
+    expect(rows(text)).toEqual([
+      "glassbox: TERM=dumb has no cursor addressing; run glassbox in a terminal such as xterm-256color",
+      "EXITED 1",
+      "tty isig icanon echo",
+    ]);
+    pane.close();
+  }, 10_000);
+
+  test("without a terminal it points to glassbox run", () => {
+    const result = Bun.spawnSync([binary, "--demo"], { cwd: dir, env: { PATH: "/usr/bin:/bin", TMPDIR: tmp, TERM: "xterm-256color" }, stdin: "ignore", stdout: "pipe", stderr: "pipe" });
+    expect(result.exitCode).toBe(1);
+    expect(result.stderr.toString()).toMatch(/^glassbox: standard output is not a terminal; .*glassbox run "TASK"/);
+  });
+
+  test("with no model server the TUI still opens, says how to fix it, and Enter retries without dying", async () => {
+    const { workspace } = scripted("no-server", []);
+    const pane = start("no-server", ["--workspace", workspace, "--model", "llamacpp:http://127.0.0.1:9"]);
+    const fix = "start llama-server or ollama serve, check --model, or try glassbox --demo";
+    const opened = await pane.waitFor((text) => STATUS(text).includes(fix), "the no-server notice in the status line");
+    expect(STATUS(opened)).toContain("no model server answers for llamacpp:http://127.0.0.1:9");
+    expect(STATUS(opened)).toContain("idle");
+    expect(opened).toContain("│no model server answers for llamacpp:http://127.0.0.1:9: start llama-server"); // and in the transcript
+    pane.type("fix the failing tests");
+    pane.keys("Enter");
+    const failed = await pane.waitFor("stopped: model_error", "the retry to fail");
+    expect(failed).toContain("› fix the failing tests");
+    expect(failed).toMatch(/cannot reach http:\/\/127\.0\.0\.1:9\S*: connection refused/);
+    expect(STATUS(failed)).toContain("stopped: model_error");
+    expect(STATUS(failed)).toContain(`${fix}; Enter retries`);
+    // Alive, with no stack trace: it answers keys and quits cleanly.
+    expect(failed).not.toMatch(/EXITED|\bat \S+:\d+|TypeError|Error:/);
+    pane.keys("C-c");
+    await expectCleanExit(pane, 0);
+    pane.close();
+  }, 15_000);
+
+  test("SIGTERM restores the terminal and exits 143", async () => {
+    const { args } = scripted("sigterm", [{ content: "unused" }]);
+    const pane = start("sigterm", args);
+    await pane.waitFor("Type a task", "the first frame");
+    // The glassbox process: a descendant of the pane's process running our binary (never by name).
+    const descendants = (pid: number): number[] => {
+      const children = Bun.spawnSync(["pgrep", "-P", String(pid)]).stdout.toString().split("\n").filter(Boolean).map(Number);
+      return children.flatMap((child) => [child, ...descendants(child)]);
+    };
+    const glassbox = descendants(Number(pane.format("#{pane_pid}"))).filter((pid) => {
+      try {
+        return fs.readlinkSync(`/proc/${pid}/exe`) === binary;
+      } catch {
+        return false;
+      }
+    });
+    expect(glassbox).toHaveLength(1);
+    process.kill(glassbox[0]!, "SIGTERM");
+    await expectCleanExit(pane, 143);
+    pane.close();
+  }, 10_000);
+
+  test("escape sequences, bidi overrides and markup from a file and the model are shown escaped", async () => {
+    const nasty = [
+      "clear:\u001b[2J\u001b[H here",
+      "title:\u001b]0;pwned-title\u0007 {red-fg}RED{/red-fg} end",
+      "bidi:\u202eevil\u202c end",
+      "",
+    ].join("\n");
+    const { workspace, args } = scripted(
+      "untrusted",
+      [
+        { content: "Reading \u001b[31mthe notes\u001b[0m {bold}now{/bold}.", tool_calls: [{ id: "u1", name: "read_file", arguments: { path: "NOTES.md" } }] },
+        { content: "", tool_calls: [{ id: "u2", name: "edit_file", arguments: { path: "NOTES.md", old: "{red-fg}RED", new: "\u001b[2J\u001b]52;c;cHduZWQ=\u0007{/bold}" } }] },
+        { content: "Done." },
+      ],
+      nasty,
+    );
+    const pane = start("untrusted", args);
+    await pane.waitFor("Type a task", "the first frame");
+    const titleBefore = pane.format("#{pane_title}");
+    pane.type("read the notes");
+    pane.keys("Enter");
+
+    const modal = await pane.waitFor("approval needed", "the approval modal");
+    // The approval: what is asked and the keys are intact, the file's lines in the diff escaped.
+    expect(modal).toContain("edit_file on NOTES.md");
+    expect(modal).toMatch(/│ clear:\^\[\[2J\^\[\[H here\s+│/);
+    expect(modal).toMatch(/│-title:\^\[\]0;pwned-title\^G \{red-fg\}RED\{\/red-fg\} end\s+│/);
+    expect(modal).toMatch(/│\+title:\^\[\]0;pwned-title\^G \^\[\[2J\^\[\]52;c;cHduZWQ=\^G\{\/bold\}\{\/red-fg\} end\s+│/);
+    expect(modal).toMatch(/│ bidi:<U\+202E>evil<U\+202C> end\s+│/);
+    expect(modal).toContain("y approve   n deny   a always allow edit_file this session");
+    pane.keys("n");
+    const done = await pane.waitFor("stopped: completed", "the run to end");
+    // The model's text: escapes visible, markup literal.
+    expect(done).toContain("Reading ^[[31mthe notes^[[0m {bold}now{/bold}.");
+    // The file, in the read_file result: shown, and nothing acted on the terminal.
+    expect(done).toMatch(/│ +1 +clear:\^\[\[2J\^\[\[H here\s+│/);
+    expect(done).toMatch(/│ +2 +title:\^\[\]0;pwned-title\^G \{red-fg\}RED\{\/red-fg\} end\s+│/);
+    expect(done).toMatch(/│ +3 +bidi:<U\+202E>evil<U\+202C> end\s+│/);
+    expect(done).toMatch(/│2 edit_file .* denied/);
+    // The screen was never cleared: the header is still the transcript's first row.
+    expect(done.split("\n")[1]).toMatch(/^│glassbox · scripted:\S+untrusted\.json · workspace/);
+    expect(pane.format("#{pane_title}")).toBe(titleBefore);
+    expect(pane.format("#{pane_title}")).not.toContain("pwned");
+    expect(fs.readFileSync(path.join(workspace, "NOTES.md"), "utf8")).toBe(nasty);
+    pane.close();
+  }, 15_000);
+});

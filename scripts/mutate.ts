@@ -289,7 +289,7 @@ export const MUTANTS: Mutant[] = [
     name: "a failing check opens the gate",
     file: "src/core/gate.ts",
     find: "if (passed) this.lastPass = ++this.sequence;",
-    replace: "this.lastPass = ++this.sequence;",
+    replace: "if (passed || !passed) this.lastPass = ++this.sequence;",
   },
   {
     name: "budget warnings off",
@@ -345,10 +345,13 @@ interface MutantResult {
   hung: boolean;
 }
 
+/** Every mutant starts from this snapshot, taken once: edits made while the check runs change nothing. */
+let SNAPSHOT = ROOT;
+
 async function runMutant(mutant: Mutant | null): Promise<MutantResult> {
   const copy = mkdtempSync(join(tmpdir(), "glassbox-mutant-"));
   try {
-    for (const entry of COPIED) cpSync(join(ROOT, entry), join(copy, entry), { recursive: true });
+    for (const entry of COPIED) cpSync(join(SNAPSHOT, entry), join(copy, entry), { recursive: true });
     symlinkSync(join(ROOT, "node_modules"), join(copy, "node_modules"));
     if (mutant) writeFileSync(join(copy, mutant.file), mutatedText(mutant, copy));
     const started = performance.now();
@@ -378,6 +381,9 @@ if (import.meta.main) {
   const chosen = only.length ? MUTANTS.filter((mutant) => only.includes(mutant.name)) : MUTANTS;
   // Check every mutant still applies before spending minutes on the suite.
   for (const mutant of chosen) mutatedText(mutant, ROOT);
+  SNAPSHOT = mkdtempSync(join(tmpdir(), "glassbox-mutant-snapshot-"));
+  for (const entry of COPIED) cpSync(join(ROOT, entry), join(SNAPSHOT, entry), { recursive: true });
+  process.on("exit", () => rmSync(SNAPSHOT, { recursive: true, force: true }));
   // A mutant only counts as caught if the untouched copy passes: a broken copy would "catch" everything.
   const baseline = await runMutant(null);
   if (baseline.failed > 0 || baseline.passed === 0) {

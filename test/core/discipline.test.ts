@@ -224,14 +224,17 @@ describe("budget warnings", () => {
     expect(told.length).toBeGreaterThan(0);
   });
 
-  test("at 75% of the token budget, once", async () => {
+  test("at 75% of the token budget, once, however many turns follow", async () => {
     const ws = makeWorkspace();
     const usage = { prompt_tokens: 300, gen_tokens: 10 };
-    const run = await runScripted([{ ...call("current_time"), usage }, { ...call("list_files"), usage }, { ...call("read_file", { path: "README.md" }), usage }, { content: "done", usage }], {
+    const turns = [call("current_time"), call("list_files"), call("read_file", { path: "README.md" }), call("read_file", { path: "NOTES.md" }), call("list_files", { directory: "src" })];
+    const run = await runScripted([...turns.map((turn) => ({ ...turn, usage })), { content: "done", usage }], {
       workspace: ws.root,
-      limits: { max_tokens: 1200 },
+      limits: { max_tokens: 1500 },
     });
+    // 310 tokens a turn: the mark (1,125) is passed at the fourth turn, and the fifth passes it again.
     expect(eventsOf(run, "budget_warning")).toEqual([{ kind: "budget_warning", budget: "tokens" }]);
+    expect(run.stop.status).toBe("token_limit");
   });
 });
 

@@ -41,19 +41,19 @@ export const MUTANTS: Mutant[] = [
   {
     name: "confinement off",
     file: "src/tools/workspace.ts",
-    find: "if (rel === \"..\" || rel.startsWith(\"..\" + sep) || isAbsolute(rel)) {",
+    find: "if (this.confined && (rel === \"..\" || rel.startsWith(\"..\" + sep) || isAbsolute(rel))) {",
     replace: "if (false) {",
   },
   {
     name: "dot-dot paths allowed",
     file: "src/tools/workspace.ts",
-    find: "if (cleaned === \"..\" || cleaned.startsWith(\"..\" + sep)) {",
+    find: "if (this.confined && (cleaned === \"..\" || cleaned.startsWith(\"..\" + sep))) {",
     replace: "if (false) {",
   },
   {
     name: "absolute paths allowed",
     file: "src/tools/workspace.ts",
-    find: "if (isAbsolute(path) || /^[A-Za-z]:[\\\\/]/.test(path)) {",
+    find: "if (this.confined && (isAbsolute(path) || /^[A-Za-z]:[\\\\/]/.test(path))) {",
     replace: "if (false) {",
   },
   {

@@ -23,12 +23,16 @@ const OPTIONS = {
   "strict-prompt": { type: "boolean" },
   "show-prompt": { type: "boolean" },
   resume: { type: "boolean" },
+  tasks: { type: "string" },
+  seeds: { type: "string" },
+  replay: { type: "string" },
+  out: { type: "string" },
   help: { type: "boolean", short: "h" },
   version: { type: "boolean", short: "v" },
 } as const;
 
 export interface CliArgs {
-  command: "tui" | "run" | "audit" | "wire" | "doctor";
+  command: "tui" | "run" | "audit" | "wire" | "doctor" | "eval" | "compare";
   task: string | null;
   model?: string;
   baseUrl?: string;
@@ -50,11 +54,18 @@ export interface CliArgs {
   showPrompt: boolean;
   /** Start with the todo list saved in .glassbox/progress.json. */
   resume: boolean;
+  /** eval: the task folder, the seeds, a recorded results folder to replay, the output folder. */
+  tasks?: string;
+  seeds?: number[];
+  replay?: string;
+  out?: string;
+  /** compare: the two results folders. */
+  paths?: string[];
   help: boolean;
   version: boolean;
 }
 
-const COMMANDS = ["run", "audit", "wire", "doctor"] as const;
+const COMMANDS = ["run", "audit", "wire", "doctor", "eval", "compare"] as const;
 
 export function parseCli(argv: string[]): CliArgs {
   let parsed;
@@ -68,10 +79,11 @@ export function parseCli(argv: string[]): CliArgs {
   const command = (COMMANDS as readonly string[]).includes(first ?? "") ? (first as CliArgs["command"]) : "tui";
   const rest = command === "tui" ? positionals : positionals.slice(1);
   if (command === "tui" && rest.length) throw new UsageError(`unknown command "${rest[0]}"; commands are: ${COMMANDS.join(", ")} (see glassbox --help)`);
-  if (rest.length > 1) throw new UsageError(`expected one task in quotes, got ${rest.length} words; quote the task: glassbox run "fix the tests"`);
+  if (command === "compare" && rest.length !== 2) throw new UsageError("compare needs two results folders: glassbox compare RESULTS_A RESULTS_B");
+  if (command !== "compare" && rest.length > 1) throw new UsageError(`expected one task in quotes, got ${rest.length} words; quote the task: glassbox run "fix the tests"`);
   return {
     command,
-    task: rest[0] ?? null,
+    task: command === "compare" ? null : (rest[0] ?? null),
     model: values.model,
     baseUrl: values["base-url"],
     workspace: values.workspace,
@@ -88,9 +100,22 @@ export function parseCli(argv: string[]): CliArgs {
     strictPrompt: values["strict-prompt"] ?? false,
     showPrompt: values["show-prompt"] ?? false,
     resume: values.resume ?? false,
+    tasks: values.tasks,
+    seeds: values.seeds === undefined ? undefined : parseSeeds(values.seeds),
+    replay: values.replay,
+    out: values.out,
+    paths: command === "compare" ? rest : undefined,
     help: values.help ?? false,
     version: values.version ?? false,
   };
+}
+
+/** `--seeds 1..10` or `--seeds 1,4,9`. */
+function parseSeeds(text: string): number[] {
+  const range = /^(\d+)\.\.(\d+)$/.exec(text);
+  const seeds = range ? Array.from({ length: Math.max(0, Number(range[2]) - Number(range[1]) + 1) }, (_, i) => Number(range[1]) + i) : text.split(",").map(Number);
+  if (seeds.length === 0 || seeds.some((seed) => !Number.isInteger(seed) || seed < 0)) throw new UsageError(`--seeds "${text}" is not FIRST..LAST or a list like 1,2,3 of whole numbers`);
+  return seeds;
 }
 
 function auditMode(values: { check?: boolean; "write-lock"?: boolean; print?: boolean }): CliArgs["auditMode"] {
@@ -122,6 +147,12 @@ Usage:
   glassbox run [options] "TASK"    headless: one task, events on stdout, exit code = outcome
   glassbox wire [--workspace DIR]  one line per logged model request / response
   glassbox doctor [--model SPEC]   probe the model server: reachable, model present, context size
+  glassbox eval --tasks DIR --model SPEC [--seeds 1..10] [--config A.json] [--out DIR]
+                                   run a task set per seed, record everything, print a table
+  glassbox eval --replay RUNS_DIR [--config B.json] [--out DIR]
+                                   feed recorded replies back through the current harness
+  glassbox compare RESULTS_A RESULTS_B
+                                   paired outcomes per task and seed, McNemar p-values, cost
   glassbox audit [--workspace DIR] [--check | --write-lock | --print]
                                    prompt-layer inventory; --check fails on drift from prompts.lock
   glassbox --help | --version

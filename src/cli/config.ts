@@ -26,6 +26,8 @@ export const ConfigSchema = z
     budget_warning: BudgetWarningSchema.default(DEFAULT_BUDGET_WARNING),
     /** Syntax checks for edited files by extension (".py": {"argv": [...]}), beyond TS/JS/JSON. */
     edit_checks: z.record(z.string().regex(/^\.[A-Za-z0-9]+$/, "an extension like .py"), CheckSchema).default({}),
+    /** Counterfactual switches for `glassbox eval --replay` only: what would have happened without a guard. */
+    experiment: z.object({ disable_confinement: z.boolean().default(false) }).strict().optional(),
     allow: z.array(z.string()).default([]),
     deny: z.array(z.string()).default([]),
   })

@@ -6,6 +6,7 @@ import { demoArgs } from "./demo.ts";
 import { doctor } from "./doctor.ts";
 import { printWire } from "./wire.ts";
 import { audit } from "./audit.ts";
+import { compare, evaluate } from "./eval.ts";
 import { UsageError } from "./usage-error.ts";
 
 /** The TUI is loaded only when used, so headless commands start without blessed. */
@@ -25,6 +26,10 @@ export async function main(argv: string[]): Promise<number> {
         return await runHeadless(args);
       case "doctor":
         return await doctor(args);
+      case "eval":
+        return await evaluate(args);
+      case "compare":
+        return compare(args);
       case "audit":
         return audit(args);
       case "wire":

@@ -43,7 +43,13 @@ export interface Session {
   resume: string | null;
 }
 
-export function openSession(args: CliArgs, approver?: Approver, clock: Clock = systemClock): Session {
+/** What `glassbox eval` sets beyond the command line: the seed of each run, and whether experiments may run. */
+export interface SessionTweaks {
+  seed?: number;
+  allowExperiments?: boolean;
+}
+
+export function openSession(args: CliArgs, approver?: Approver, clock: Clock = systemClock, tweaks: SessionTweaks = {}): Session {
   const folder = resolve(args.workspace ?? ".");
   let isFolder = false;
   try {
@@ -52,8 +58,13 @@ export function openSession(args: CliArgs, approver?: Approver, clock: Clock = s
     // Reported below.
   }
   if (!isFolder) throw new UsageError(`workspace ${folder} is not a folder; pass --workspace DIR`);
-  const workspace = new Workspace(folder);
-  const { config } = loadConfig(args.config, workspace.root);
+  const { config } = loadConfig(args.config, new Workspace(folder).root);
+  const unconfined = config.experiment?.disable_confinement ?? false;
+  if (unconfined && !tweaks.allowExperiments) {
+    throw new UsageError("experiment.disable_confinement is only for counterfactual replays (glassbox eval --replay); remove it from the config");
+  }
+  const workspace = new Workspace(folder, !unconfined);
+  if (tweaks.seed !== undefined) config.model_options.seed = tweaks.seed;
   const limits = resolveLimits(config.limits, args.limits);
   const rules = (texts: string[], flag: string) =>
     texts.map((text) => {

@@ -1,5 +1,5 @@
 import { lstatSync, realpathSync, statSync, type Stats } from "node:fs";
-import { isAbsolute, join, normalize, relative, sep, dirname, basename } from "node:path";
+import { isAbsolute, join, normalize, relative, resolve as resolvePath, sep, dirname, basename } from "node:path";
 import { Refusal } from "./tool.ts";
 
 /** Names no tool may touch, at any depth: secrets, history, and glassbox's own logs. */
@@ -25,29 +25,36 @@ export interface ResolvedPath {
 export class Workspace {
   readonly root: string;
 
-  constructor(root: string) {
+  /**
+   * `confined: false` exists for one purpose: `glassbox eval --replay` with
+   * `experiment.disable_confinement`, to measure what confinement prevents. Nothing else sets it.
+   */
+  constructor(
+    root: string,
+    readonly confined = true,
+  ) {
     this.root = realpathSync(root);
   }
 
   /** Resolves a path argument from the model. `argument` names it in refusals. */
   resolve(path: string, argument = "path"): ResolvedPath {
     if (path.includes("\0")) throw new Refusal(`Argument \`${argument}\` contains a NUL byte; send a plain relative path.`);
-    if (isAbsolute(path) || /^[A-Za-z]:[\\/]/.test(path)) {
+    if (this.confined && (isAbsolute(path) || /^[A-Za-z]:[\\/]/.test(path))) {
       throw new Refusal(`Argument \`${argument}\` must be relative to the workspace, not an absolute path.`);
     }
     const cleaned = normalize(path === "" ? "." : path);
-    if (cleaned === ".." || cleaned.startsWith(".." + sep)) {
+    if (this.confined && (cleaned === ".." || cleaned.startsWith(".." + sep))) {
       throw new Refusal(`Argument \`${argument}\` points outside the workspace; use a path inside it.`);
     }
     this.refuseOffLimits(cleaned, argument);
-    return this.confine(join(this.root, cleaned), argument);
+    return this.confine(resolvePath(this.root, cleaned), argument);
   }
 
   /** Confines an absolute location (a tool's own discovery, or a resolved argument). */
   confine(location: string, argument = "path"): ResolvedPath {
     const { real, exists, underFile } = realLocation(location, argument);
     const rel = relative(this.root, real);
-    if (rel === ".." || rel.startsWith(".." + sep) || isAbsolute(rel)) {
+    if (this.confined && (rel === ".." || rel.startsWith(".." + sep) || isAbsolute(rel))) {
       throw new Refusal(`Argument \`${argument}\` leads outside the workspace through a link; use a path inside it.`);
     }
     this.refuseOffLimits(rel, argument);

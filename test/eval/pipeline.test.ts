@@ -1,0 +1,119 @@
+import { describe, expect, test } from "bun:test";
+import { existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { glassbox } from "../helpers/cli.ts";
+import { tempFolder } from "../helpers/workspace.ts";
+import { llamaCppServer, llamaCppTextScene, llamaCppToolCallScene } from "../helpers/fake-server.ts";
+import { loadTasks } from "../../src/eval/task.ts";
+import { resultsTable } from "../../src/eval/report.ts";
+import type { RunVerdict } from "../../src/eval/runner.ts";
+
+const EVALS = join(import.meta.dir, "..", "..", "evals");
+const TASKS = join(EVALS, "tasks");
+const results = (folder: string) => JSON.parse(readFileSync(join(folder, "results.json"), "utf8")) as RunVerdict[];
+const passedBy = (verdicts: RunVerdict[]) => Object.fromEntries(verdicts.map((verdict) => [`${verdict.task}#${verdict.seed}`, verdict.passed]));
+
+describe("the shipped task set", () => {
+  test("every task file validates", () => {
+    expect(loadTasks(TASKS).map((task) => task.name)).toEqual(["find-bug", "fix-tests", "loop-tempt", "summarize-poisoned"]);
+  });
+});
+
+describe("eval end to end on scripted models", () => {
+  const good = tempFolder("eval-good");
+  const bad = tempFolder("eval-bad");
+
+  test("good behaviour passes every criterion; every run is recorded", async () => {
+    const run = await glassbox(["eval", "--tasks", TASKS, "--model", `scripted:${join(EVALS, "scripts", "good")}`, "--seeds", "1..2", "--out", good], { timeoutMs: 60_000 });
+    expect(run.code).toBe(0);
+    const verdicts = results(good);
+    expect(verdicts).toHaveLength(8);
+    expect(verdicts.every((verdict) => verdict.passed)).toBe(true);
+    for (const verdict of verdicts) {
+      const folder = join(good, "runs", verdict.task, `seed-${verdict.seed}`);
+      expect(existsSync(join(folder, "replies.json"))).toBe(true);
+      const events = readFileSync(join(folder, "events.jsonl"), "utf8").trim().split("\n").map((line) => JSON.parse(line));
+      expect(events.at(-1).kind).toBe("stop");
+      expect(JSON.parse(readFileSync(join(folder, "verdict.json"), "utf8"))).toEqual(verdict);
+    }
+    expect(run.stdout).toMatch(/^fix-tests\s+2\/2\s+completed×2/m);
+  }, 60_000);
+
+  test("bad behaviour fails where the harness can see it: wrong function, unfixed tests, a loop; the leak is refused", async () => {
+    const run = await glassbox(["eval", "--tasks", TASKS, "--model", `scripted:${join(EVALS, "scripts", "bad")}`, "--seeds", "1..2", "--out", bad], { timeoutMs: 60_000 });
+    expect(run.code).toBe(0);
+    const verdicts = results(bad);
+    const byTask = (task: string) => verdicts.filter((verdict) => verdict.task === task);
+    expect(byTask("find-bug").every((verdict) => !verdict.passed)).toBe(true);
+    const unfixed = byTask("fix-tests")[0]!;
+    expect(unfixed.passed).toBe(false);
+    expect(unfixed.criteria.find((criterion) => criterion.criterion === "check tests")!.passed).toBe(false);
+    expect(byTask("loop-tempt").map((verdict) => verdict.status)).toEqual(["repeat_limit", "repeat_limit"]);
+    const poisoned = byTask("summarize-poisoned");
+    expect(poisoned.every((verdict) => verdict.passed && verdict.refusals.refused === 1)).toBe(true);
+    expect(run.stdout).toMatch(/^summarize-poisoned\s+2\/2\s+completed×2.*refused 2$/m);
+  }, 60_000);
+
+  test("--replay reproduces the verdicts without a model; with confinement off the recorded leak attempt leaks", async () => {
+    const same = tempFolder("eval-replay");
+    const replayed = await glassbox(["eval", "--replay", bad, "--out", same], { timeoutMs: 60_000 });
+    expect(replayed.code).toBe(0);
+    expect(passedBy(results(same))).toEqual(passedBy(results(bad)));
+
+    const open = tempFolder("eval-open");
+    const counterfactual = await glassbox(["eval", "--replay", bad, "--config", join(EVALS, "experiment-no-confinement.json"), "--out", open], { timeoutMs: 60_000 });
+    expect(counterfactual.code).toBe(0);
+    const leaked = results(open).filter((verdict) => verdict.task === "summarize-poisoned");
+    expect(leaked.every((verdict) => !verdict.passed)).toBe(true);
+    expect(leaked[0]!.criteria.find((criterion) => criterion.criterion === "no canary")!.detail).toContain("leaked in 1 tool result");
+
+    const compared = await glassbox(["compare", same, open]);
+    expect(compared.code).toBe(0);
+    expect(compared.stdout).toMatch(/^summarize-poisoned\s+2\s+0\s+2\s+0\s+0\s+0\.5000/m);
+    expect(compared.stdout).toMatch(/^all\s+8\s+0\s+2\s+0\s+6\s+0\.5000/m);
+  }, 90_000);
+
+  test("compare pairs good against bad: 6 only-A flips", async () => {
+    const compared = await glassbox(["compare", good, bad]);
+    expect(compared.stdout).toMatch(/^all\s+8\s+2\s+6\s+0\s+0\s+0\.0313/m);
+  });
+});
+
+test("eval against the fake llama.cpp server from the streaming tests", async () => {
+  const server = llamaCppServer((n) =>
+    n % 2 === 0 ? llamaCppToolCallScene("read_file", '{"path": "src/version.ts"}') : llamaCppTextScene("The bug is in parseVersion: it keeps the parts as text."),
+  );
+  const tasks = tempFolder("eval-tasks");
+  await Bun.write(join(tasks, "find-bug.json"), readFileSync(join(TASKS, "find-bug.json")));
+  const out = tempFolder("eval-llama");
+  const run = await glassbox(["eval", "--tasks", tasks, "--model", `llamacpp:${server.url}`, "--seeds", "1..2", "--out", out], { timeoutMs: 60_000 });
+  expect(run.code).toBe(0);
+  expect(results(out).map((verdict) => verdict.passed)).toEqual([true, true]);
+  const seeds = server.requests.filter((seen) => seen.path === "/v1/chat/completions").map((seen) => seen.body.seed);
+  expect(seeds).toEqual([1, 1, 2, 2]);
+  // Recorded replies replay the same verdicts with no server at all.
+  server.stop();
+  const again = tempFolder("eval-llama-replay");
+  expect((await glassbox(["eval", "--replay", out, "--out", again])).code).toBe(0);
+  expect(passedBy(results(again))).toEqual(passedBy(results(out)));
+}, 60_000);
+
+test("the results table: pass rate, statuses, means, refusals by kind", () => {
+  const verdict = (task: string, passed: boolean, status: string, refused: number): RunVerdict => ({
+    task,
+    seed: 1,
+    passed,
+    criteria: [],
+    status,
+    steps: 4,
+    tool_calls: 3,
+    tokens: 1000,
+    seconds: 2,
+    refusals: { refused, denied: 0, error: 0, stopped: 0 },
+    run_id: "r",
+  });
+  const lines = resultsTable([verdict("a", true, "completed", 0), verdict("a", false, "step_limit", 2), verdict("b", true, "completed", 1)]);
+  expect(lines[0]).toMatch(/^task\s+pass\s+statuses\s+steps\s+tokens\s+seconds\s+refusals$/);
+  expect(lines[1]).toMatch(/^a\s+1\/2\s+completed×1 step_limit×1\s+4\.0\s+1000\s+2\.00\s+refused 2$/);
+  expect(lines[2]).toMatch(/^b\s+1\/1\s+completed×1\s+4\.0\s+1000\s+2\.00\s+refused 1$/);
+});

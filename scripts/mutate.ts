@@ -316,6 +316,24 @@ export const MUTANTS: Mutant[] = [
     replace: "if (false) writeProgress(",
   },
   {
+    name: "canary leaks not judged",
+    file: "src/eval/judge.ts",
+    find: "const passed = leaks.length === 0 && !inAnswer;",
+    replace: "const passed = true;",
+  },
+  {
+    name: "confinement experiment allowed outside replays",
+    file: "src/cli/session.ts",
+    find: "if (unconfined && !tweaks.allowExperiments) {",
+    replace: "if (false) {",
+  },
+  {
+    name: "McNemar one-sided",
+    file: "src/eval/mcnemar.ts",
+    find: "return Math.min(1, 2 * tail);",
+    replace: "return Math.min(1, tail);",
+  },
+  {
     name: "unknown config keys accepted",
     file: "src/cli/config.ts",
     find: "    deny: z.array(z.string()).default([]),\n  })\n  .strict()",
@@ -324,7 +342,7 @@ export const MUTANTS: Mutant[] = [
 ];
 
 const ROOT = join(import.meta.dir, "..");
-const COPIED = ["src", "test", "workspace", "prompts", "scripts", "package.json", "bunfig.toml", "tsconfig.json"];
+const COPIED = ["src", "test", "workspace", "prompts", "scripts", "evals", "package.json", "bunfig.toml", "tsconfig.json"];
 /** The guards live in src/; the compiled-binary tests only add minutes per mutant. */
 const SUITE_ENV = { ...process.env, GLASSBOX_SKIP_E2E: "1" };
 

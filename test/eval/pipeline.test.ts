@@ -117,3 +117,9 @@ test("the results table: pass rate, statuses, means, refusals by kind", () => {
   expect(lines[1]).toMatch(/^a\s+1\/2\s+completed×1 step_limit×1\s+4\.0\s+1000\s+2\.00\s+refused 2$/);
   expect(lines[2]).toMatch(/^b\s+1\/1\s+completed×1\s+4\.0\s+1000\s+2\.00\s+refused 1$/);
 });
+
+test("the confinement experiment is refused outside a replay", async () => {
+  const run = await glassbox(["run", "--config", join(EVALS, "experiment-no-confinement.json"), "--model", "scripted:nothing.json", "--workspace", join(import.meta.dir, "..", "..", "workspace"), "task"]);
+  expect(run.code).toBe(2);
+  expect(run.stderr).toContain("only for counterfactual replays");
+});

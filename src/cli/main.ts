@@ -20,7 +20,7 @@ export async function main(argv: string[]): Promise<number> {
     if (args.help) return console.log(HELP), 0;
     if (args.version) return console.log(`glassbox ${pkg.version}`), 0;
     if (args.demo && args.command === "run") return await runHeadless(demoArgs(args, true));
-    if (args.demo) return await runTui(demoArgs(args, false), { autoStart: true });
+    if (args.demo) return await runTui(args, { autoStart: true, prepare: () => demoArgs(args, false) });
     switch (args.command) {
       case "run":
         return await runHeadless(args);

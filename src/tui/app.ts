@@ -4,7 +4,8 @@ import { parseModelSpec } from "../cli/model-spec.ts";
 import type { AgentEvent } from "../core/events.ts";
 import type { Message } from "../core/messages.ts";
 import { fetchJson } from "../model/http.ts";
-import { assemble, builtinLayers } from "../prompt/layers.ts";
+import { assembleMarked } from "../prompt/layers.ts";
+import { layerStates, readLock } from "../prompt/lock.ts";
 import { ApprovalModal } from "./approval-modal.ts";
 import { benchHook } from "./bench-hook.ts";
 import { blessed, createScreen, terminalProblem, type Widgets } from "./blessed.ts";
@@ -12,6 +13,7 @@ import { layout, type Layout } from "./layout.ts";
 import { Overlay } from "./overlay.ts";
 import { LayersPane } from "./panes/layers-pane.ts";
 import { MetersPane } from "./panes/meters-pane.ts";
+import { PlanPane } from "./panes/plan-pane.ts";
 import { TranscriptPane } from "./panes/transcript-pane.ts";
 import { VerdictsPane } from "./panes/verdicts-pane.ts";
 import { RenderScheduler } from "./render-scheduler.ts";
@@ -21,6 +23,8 @@ import { safeTagged, sanitize } from "./sanitize.ts";
 export interface TuiOptions {
   /** Start the args' task at once (the demo). */
   autoStart?: boolean;
+  /** Makes the arguments once the terminal is known to work (the demo's temporary workspace). */
+  prepare?: () => CliArgs;
 }
 
 const HELP = `glassbox — keys
@@ -46,6 +50,7 @@ export async function runTui(args: CliArgs, options: TuiOptions = {}): Promise<n
     console.error(`glassbox: ${problem}`);
     return 1;
   }
+  args = options.prepare?.() ?? args;
   let modal: ApprovalModal | null = null;
   // Usage and config mistakes surface here, before the screen takes over the terminal.
   const session = openSession(args, (request) => modal!.ask(request));
@@ -65,9 +70,15 @@ class TuiApp {
   private readonly verdicts: VerdictsPane;
   private readonly meters: MetersPane;
   private readonly layers: LayersPane;
+  private readonly plan: PlanPane;
+  /** Set once the person has seen the prompt drift and chose to go on. */
+  private driftAccepted = false;
+  /** Each layer against prompts.lock, read once like the layers themselves. */
+  private readonly layerStates: ReturnType<typeof layerStates>;
   private readonly input: Widgets.TextboxElement;
   private readonly status: Widgets.BoxElement;
   private readonly scheduler: RenderScheduler;
+  private readonly draw: () => void;
   private readonly record: Message[] = [];
   private view: RunView;
   private running: AbortController | null = null;
@@ -88,9 +99,21 @@ class TuiApp {
     this.verdicts = new VerdictsPane(screen, l.verdicts);
     this.meters = new MetersPane(screen, l.meters ?? hidden());
     this.layers = new LayersPane(screen, l.layers ?? hidden());
+    this.plan = new PlanPane(screen, l.plan ?? hidden());
+    let lock = null;
+    try {
+      lock = readLock(session.workspace.root);
+    } catch {
+      // A broken lock shows every layer as unlocked; the drift findings say why.
+    }
+    this.layerStates = layerStates(lock, session.layers);
     this.input = blessed.textbox({ parent: screen, ...l.input, border: "line", label: " message (Enter sends) ", style: { border: { fg: "gray" }, focus: { border: { fg: "cyan" } } } });
     this.status = blessed.box({ parent: screen, ...l.status, tags: true, style: { bg: "blue", fg: "white" } });
     this.scheduler = new RenderScheduler(() => this.paint());
+    // blessed also redraws by itself (focus effects, every key typed in the input line): those go
+    // through the scheduler too, so there is at most one render per frame.
+    this.draw = screen.render.bind(screen);
+    screen.render = () => this.scheduler.request();
     this.modal = new ApprovalModal(screen, () => this.onModalChange());
     this.overlay = new Overlay(screen, () => this.scheduler.request());
 
@@ -113,12 +136,19 @@ class TuiApp {
   /** The input line reads keys until Enter (send) or Esc; while it does, letters are text, not commands. */
   private startTyping(): void {
     if (this.typing) return;
+    // A question on screen takes the keys first; typing resumes when it is answered.
+    if (this.modal.open) {
+      this.resumeTyping = true;
+      return;
+    }
     this.typing = true;
     this.input.focus();
     this.input.readInput((_error: unknown, value?: string | null) => {
       const wasTyping = this.typing;
       this.typing = false;
       if (!wasTyping || value == null) return this.scheduler.request();
+      // blessed compares against the last value it drew, which typing does not update: sync it, then clear.
+      this.input.setValue(value);
       this.input.clearValue();
       if (value.trim()) this.send(value.trim());
       this.startTyping();
@@ -139,6 +169,19 @@ class TuiApp {
     if (this.running) {
       this.warning = "a run is active: wait for it, or press Esc to stop it";
       return this.scheduler.request();
+    }
+    const drift = this.session.drift;
+    if (drift?.length && !this.driftAccepted) {
+      // The layers changed since prompts.lock: the person sees what changed before any run.
+      void this.modal.confirm("prompt layers changed", "The system prompt differs from prompts.lock. Start the run anyway?", drift).then((go) => {
+        if (!go) {
+          this.transcript.line("run not started: the prompt layers differ from prompts.lock (glassbox audit --check)", "notice");
+          return this.scheduler.request();
+        }
+        this.driftAccepted = true;
+        this.send(text);
+      });
+      return;
     }
     this.warning = "";
     this.quitArmed = false;
@@ -204,6 +247,25 @@ class TuiApp {
         this.verdicts.add(event);
         break;
       }
+      case "stall":
+        this.verdicts.note(`stall ${event.rule}: ${event.message}`, "yellow");
+        break;
+      case "gate":
+        this.verdicts.note(`gate: finish ${event.allowed ? "allowed" : "refused"}: ${event.reason}`, event.allowed ? "green" : "yellow");
+        break;
+      case "budget_warning":
+        this.verdicts.note(`budget: the ${event.budget} is nearly used; the model was told to wrap up`, "yellow");
+        break;
+      case "context_elided":
+        this.verdicts.note(`context: ${event.results} old result(s) cut, ${event.chars_before} → ${event.chars_after} chars`, "cyan");
+        break;
+      case "context_summarized":
+        t.line(`[${event.messages} earlier messages replaced by the model's own summary, ${event.chars_before} → ${event.chars_after} chars]`, "notice");
+        this.verdicts.note(`context: summary of ${event.messages} messages, ${event.chars_before} → ${event.chars_after} chars`, "cyan");
+        break;
+      case "prompt_drift":
+        t.line(`prompt layers differ from prompts.lock: ${event.findings.join("; ")}`, "notice");
+        break;
       case "truncation_suspected":
         this.verdicts.note(`server counted ${event.reported_prompt_tokens} prompt tokens of ~${event.estimated_prompt_tokens} sent: prompt probably cut (raise num_ctx)`, "red");
         break;
@@ -290,13 +352,11 @@ class TuiApp {
   }
 
   private promptWithBoundaries(): string {
-    const layers = builtinLayers();
-    const marked = layers.map((layer) => `──── layer ${layer.name} (${layer.origin}, ${layer.digest}, ${layer.chars} chars) ────\n${layer.text}`);
-    return `${marked.join("\n\n")}\n\n──── end ────\n(the model gets the plain join: ${assemble(layers).length} chars)`;
+    return `${assembleMarked(this.session.layers)}\n(the model gets the plain join, without these markers)`;
   }
 
   private layout(): Layout {
-    return layout(this.screen.width as number, this.screen.height as number, builtinLayers().length);
+    return layout(this.screen.width as number, this.screen.height as number, this.session.layers.length);
   }
 
   private relayout(): void {
@@ -305,6 +365,7 @@ class TuiApp {
     this.verdicts.place(l.verdicts);
     this.meters.place(l.meters ?? hidden());
     this.layers.place(l.layers ?? hidden());
+    this.plan.place(l.plan ?? hidden());
     Object.assign(this.input, l.input);
     Object.assign(this.status, l.status);
     this.scheduler.request();
@@ -315,7 +376,8 @@ class TuiApp {
     this.transcript.draw();
     this.verdicts.draw();
     this.meters.draw(meters(this.view, now));
-    this.layers.draw(builtinLayers().map((layer) => ({ ...layer, state: "unlocked" as const })));
+    this.layers.draw(this.session.layers.map((layer, index) => ({ ...layer, state: this.layerStates[index]! })));
+    this.plan.draw(this.session.checkpoint.todo);
     const state = this.modal.open ? "waiting for approval" : this.running ? (this.view.state === "starting" ? "streaming" : this.view.state) : this.view.state;
     const where = `${safeTagged(this.session.model.name)} · ${safeTagged(shortPath(this.session.workspace.root))}`;
     // A warning goes first, right after the state, so a narrow terminal clips the model and path, not the fix.
@@ -324,7 +386,7 @@ class TuiApp {
         ? ` {bold}${safeTagged(state)}{/bold} · {yellow-fg}${safeTagged(this.warning)}{/yellow-fg} · ${where}`
         : ` ${where} · {bold}${safeTagged(state)}{/bold} · Enter send · Esc stop · Tab panes · ? help · Ctrl-C quit`,
     );
-    this.screen.render();
+    this.draw();
   }
 }
 

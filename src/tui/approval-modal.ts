@@ -32,6 +32,19 @@ export class ApprovalModal {
     });
   }
 
+  /** A yes/no question that is not a tool call (prompt drift before a run): y continues, n does not. */
+  confirm(title: string, question: string, lines: string[]): Promise<boolean> {
+    this.close("no");
+    return new Promise((resolve) => {
+      this.answer = (answer) => resolve(answer === "yes");
+      const frame = this.frame_(` ${title} `);
+      blessed.box({ parent: frame, top: 0, left: 1, right: 1, height: 1, tags: true, content: `{bold}${safeTagged(question)}{/bold}` });
+      this.diffBox = blessed.box({ parent: frame, top: 2, left: 1, right: 1, bottom: 2, tags: true, scrollable: true, alwaysScroll: true, content: lines.map(safeTagged).join("\n") });
+      blessed.box({ parent: frame, bottom: 0, left: 1, right: 1, height: 1, tags: true, content: "{bold}y{/bold} continue   {bold}n{/bold} do not start the run" });
+      this.onChange();
+    });
+  }
+
   /** y / n / a from the keyboard; anything else is ignored while the modal is open. */
   key(name: string): boolean {
     if (!this.open) return false;
@@ -60,7 +73,8 @@ export class ApprovalModal {
     this.onChange();
   }
 
-  private build(request: ApprovalRequest): void {
+  /** The modal's frame, in front of everything. */
+  private frame_(label: string): Widgets.BoxElement {
     const frame = blessed.box({
       parent: this.screen,
       top: "center",
@@ -68,10 +82,17 @@ export class ApprovalModal {
       width: "90%",
       height: "85%",
       border: "line",
-      label: " approval needed ",
+      label,
       tags: true,
       style: { border: { fg: "yellow" } },
     });
+    this.frame = frame;
+    frame.setFront();
+    return frame;
+  }
+
+  private build(request: ApprovalRequest): void {
+    const frame = this.frame_(" approval needed ");
     const args = JSON.stringify(request.arguments);
     const shownArgs = args.length > 300 ? args.slice(0, 299) + "…" : args;
     blessed.box({
@@ -113,7 +134,5 @@ export class ApprovalModal {
       tags: true,
       content: `{bold}y{/bold} approve   {bold}n{/bold} deny   {bold}a{/bold} always allow ${safeTagged(request.tool)} this session`,
     });
-    this.frame = frame;
-    frame.setFront();
   }
 }

@@ -10,6 +10,8 @@ export interface Layout {
   verdicts: Rect;
   /** null when the terminal is too narrow for the side column. */
   meters: Rect | null;
+  /** The model's todo list. */
+  plan: Rect | null;
   layers: Rect | null;
   input: Rect;
   status: Rect;
@@ -19,12 +21,14 @@ export interface Layout {
 export const NARROW_WIDTH = 90;
 /** Borders (2) plus one line per meter. */
 export const METERS_HEIGHT = 2 + 7;
+/** Borders (2) plus room for a short plan. */
+const PLAN_HEIGHT = 2 + 5;
 const INPUT_HEIGHT = 3;
 const STATUS_HEIGHT = 1;
 
 /**
  * Where each pane goes on a `width` × `height` screen. The transcript gets most of the room;
- * a side column holds the meters, the tool verdicts and the prompt layers.
+ * a side column holds the meters, the tool verdicts, the plan and the prompt layers.
  */
 export function layout(width: number, height: number, layerCount = 1): Layout {
   const mainHeight = Math.max(3, height - INPUT_HEIGHT - STATUS_HEIGHT);
@@ -36,6 +40,7 @@ export function layout(width: number, height: number, layerCount = 1): Layout {
       transcript: { left: 0, top: 0, width, height: transcriptHeight },
       verdicts: { left: 0, top: transcriptHeight, width, height: Math.max(0, mainHeight - transcriptHeight) },
       meters: null,
+      plan: null,
       layers: null,
       input,
       status,
@@ -44,14 +49,17 @@ export function layout(width: number, height: number, layerCount = 1): Layout {
   const side = Math.min(64, Math.max(36, Math.round(width * 0.38)));
   const left = width - side;
   const meters = { left, top: 0, width: side, height: Math.min(METERS_HEIGHT, mainHeight) };
-  const layersHeight = Math.min(2 + Math.max(1, layerCount), Math.max(0, Math.floor((mainHeight - meters.height) / 3)));
+  const below = Math.max(0, mainHeight - meters.height);
+  const layersHeight = Math.min(2 + Math.max(1, layerCount), Math.floor(below / 4));
+  const planHeight = Math.min(PLAN_HEIGHT, Math.floor(below / 4));
   const verdictsTop = meters.height;
-  const verdictsHeight = Math.max(0, mainHeight - meters.height - layersHeight);
+  const verdictsHeight = Math.max(0, below - layersHeight - planHeight);
   return {
     transcript: { left: 0, top: 0, width: left, height: mainHeight },
     verdicts: { left, top: verdictsTop, width: side, height: verdictsHeight },
     meters,
-    layers: { left, top: verdictsTop + verdictsHeight, width: side, height: layersHeight },
+    plan: { left, top: verdictsTop + verdictsHeight, width: side, height: planHeight },
+    layers: { left, top: verdictsTop + verdictsHeight + planHeight, width: side, height: layersHeight },
     input,
     status,
   };

@@ -31,6 +31,8 @@ test("wide screens get the side column; the transcript keeps most of the width",
   expect(l.meters).not.toBeNull();
   expect(l.transcript.width).toBeGreaterThan(160 / 2);
   expect(l.layers!.height).toBe(4);
+  expect(l.plan!.height).toBe(7);
+  expect(l.plan!.top + l.plan!.height).toBe(l.layers!.top);
   expect(l.status.top).toBe(44);
 });
 
@@ -38,6 +40,7 @@ test("narrow screens stack the verdicts under the transcript", () => {
   const l = layout(70, 30);
   expect(l.meters).toBeNull();
   expect(l.layers).toBeNull();
+  expect(l.plan).toBeNull();
   expect(l.verdicts.top).toBe(l.transcript.height);
   expect(l.verdicts.width).toBe(70);
 });

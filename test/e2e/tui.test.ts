@@ -347,6 +347,48 @@ describe.skipIf(!tmuxPath || process.env.GLASSBOX_SKIP_E2E === "1")("the compile
     pane.close();
   }, 15_000);
 
+  test("drifted prompt layers: the layers pane marks them, the first run shows the findings and waits; the plan pane shows the todo list", async () => {
+    const { workspace, args } = scripted("drift", [
+      { content: "", tool_calls: [{ id: "t1", name: "update_todo", arguments: { items: [{ text: "read the parser", status: "done" }, { text: "fix the parser", status: "in_progress" }] } }] },
+      { content: "planned" },
+    ]);
+    fs.appendFileSync(path.join(workspace, "AGENTS.md"), "\nOne more rule.\n");
+    const pane = start("drift", args);
+    const opened = await pane.waitFor("prompt layers", "the layers pane");
+    expect(opened).toMatch(/00-base builtin [0-9a-f]{16} \d+c locked/);
+    expect(opened).toMatch(/AGENTS\.md workspace [0-9a-f]{16} \d+c changed/);
+    expect(opened).toContain("(no plan yet");
+    pane.type("make a plan");
+    pane.keys("Enter");
+    const asked = await pane.waitFor("Start the run anyway?", "the drift question");
+    expect(asked).toMatch(/CHANGED AGENTS\.md \(workspace\) [0-9a-f]{16} -> [0-9a-f]{16}/);
+    expect(asked).not.toContain("stopped:");
+    pane.keys("y");
+    const done = await pane.waitFor("stopped: completed", "the run after y");
+    expect(done).toContain("[x] read the parser");
+    expect(done).toContain("[~] fix the parser");
+    pane.keys("C-c");
+    await expectCleanExit(pane, 0);
+    pane.close();
+  }, 15_000);
+
+  test("n on the drift question starts nothing", async () => {
+    const { workspace, args } = scripted("drift-no", [{ content: "never" }]);
+    fs.appendFileSync(path.join(workspace, "AGENTS.md"), "\nDrift.\n");
+    const pane = start("drift-no", args);
+    await pane.waitFor("prompt layers", "the layers pane");
+    pane.type("go");
+    pane.keys("Enter");
+    await pane.waitFor("Start the run anyway?", "the drift question");
+    pane.keys("n");
+    const refused = await pane.waitFor("run not started", "the refusal note");
+    expect(refused).not.toContain("stopped:");
+    expect(fs.existsSync(path.join(workspace, ".glassbox", "runs"))).toBe(false);
+    pane.keys("C-c");
+    await expectCleanExit(pane, 0);
+    pane.close();
+  }, 15_000);
+
   test("SIGTERM restores the terminal and exits 143", async () => {
     const { args } = scripted("sigterm", [{ content: "unused" }]);
     const pane = start("sigterm", args);

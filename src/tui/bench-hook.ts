@@ -6,11 +6,11 @@
  *     {"event":"first_frame","ms":…,"at":…,"rss":…}  when the first screen.render() ends; `ms` is
  *                                              performance.now() (since the process started), `at`
  *                                              Date.now(), `rss` bytes
- *     {"event":"sample","ms":…,"at":…,"rss":…,"lag":[…],"renders":…,"render_ms":…,"rows":…}
- *                                              once a second: the event-loop lag samples (ms, one
- *                                              per 10 ms timer) of that second, the frames drawn and
- *                                              the time spent in screen.render() during it, and the
- *                                              transcript's row count
+ *     {"event":"sample","ms":…,"at":…,"rss":…,"heap":…,"lag":[…],"renders":…,"render_ms":…,"rows":…}
+ *                                              once a second: RSS and JS heap in use (bytes), the
+ *                                              event-loop lag samples of that second (ms; how late
+ *                                              a 10 ms timer fired), the frames drawn and the time
+ *                                              spent in screen.render(), the transcript's rows
  *   GLASSBOX_BENCH_PREFILL=N     put N lines in the transcript before the first frame
  *
  * The task itself is typed into the terminal by the benchmark, like a user would.
@@ -59,7 +59,7 @@ export function benchHook(screen: Widgets.Screen, transcript: TranscriptPane, en
   };
   setTimeout(tick, LAG_TICK_MS).unref();
   setInterval(() => {
-    write({ event: "sample", ms: performance.now(), at: Date.now(), rss: rss(), lag, renders, render_ms: Math.round(renderMs * 100) / 100, rows: transcript.buffer.length });
+    write({ event: "sample", ms: performance.now(), at: Date.now(), rss: rss(), heap: process.memoryUsage().heapUsed, lag, renders, render_ms: Math.round(renderMs * 100) / 100, rows: transcript.buffer.length });
     lag = [];
     renders = 0;
     renderMs = 0;

@@ -131,8 +131,54 @@ proto.injectTerminfo = function injectTerminfo(this: TputInternals, term?: strin
     const compiled = quietly(() => this.compile(info));
     if (compiled) return this.inject(compiled);
   }
-  this.inject(this.compile(parseEmbedded(this)));
+  injectLazily(this, parseEmbedded(this));
 };
+
+type Capability = string | number | boolean | ((params: unknown[]) => string);
+
+/** The parts of a Tput that compile() and inject() use. */
+interface TputCompiler {
+  detectFeatures(info: TerminfoInfo): void;
+  _compile(info: TerminfoInfo, key: string, value: unknown): Capability;
+  inject(info: TerminfoInfo): void;
+}
+
+/**
+ * blessed's compile() then inject(), except that a string capability is compiled into a function
+ * (one `new Function` each) only when it is first used: a screen uses a few dozen of the ~400 in
+ * the entry, and compiling all of them took 6–10 ms and ~3 MB at every start. Only for the
+ * embedded entry, which is known to compile; a system entry is still compiled at once, so that a
+ * failure falls back to the embedded one.
+ */
+function injectLazily(tput: TputInternals, info: TerminfoInfo): void {
+  const compiler = tput as unknown as TputCompiler;
+  const raw = info as unknown as Record<"bools" | "numbers" | "strings" | "all", Record<string, unknown>> & { methods: Record<string, Capability> };
+  compiler.detectFeatures(info);
+  const all: Record<string, unknown> = (raw.all = {});
+  const methods: Record<string, Capability> = {};
+  const lazy = (key: string) => {
+    let compiled: ((params: unknown[]) => string) | undefined;
+    return function (this: unknown, params: unknown[]): string {
+      compiled ??= compiler._compile(info, key, all[key]) as (params: unknown[]) => string;
+      return compiled.call(this, params);
+    };
+  };
+  for (const type of ["bools", "numbers"] as const) {
+    for (const [key, value] of Object.entries(raw[type])) methods[key] = all[key] = value as Capability;
+  }
+  for (const [key, value] of Object.entries(raw.strings)) {
+    all[key] = value;
+    methods[key] = lazy(key);
+  }
+  for (const key of Tput.bools as string[]) methods[key] ??= false;
+  for (const key of Tput.numbers as string[]) methods[key] ??= -1;
+  for (const key of Tput.strings as string[]) methods[key] ??= () => "";
+  for (const key of Object.keys(methods)) {
+    for (const alias of (Tput.alias as Record<string, string[]>)[key] ?? []) methods[alias] = methods[key]!;
+  }
+  raw.methods = methods;
+  compiler.inject(info);
+}
 
 /** Which terminfo entry blessed would use for `term`: the system's file or the embedded one. */
 export function terminfoFor(term: string): { name: string; file: string; embedded: boolean; cursorAddress: boolean } {
@@ -271,4 +317,17 @@ export function createScreen(options: Widgets.IScreenOptions = {}): Widgets.Scre
     uninstall();
   });
   return screen;
+}
+
+/* ---------- drawing ---------- */
+
+/**
+ * Sets a widget's content when it changed, and only then. blessed's own setContent() first clears
+ * the widget's area (clearPos), so every line under it is marked dirty and diffed cell by cell at
+ * the next render even when nothing changed; a widget's render fills its whole area anyway. Use
+ * for widgets that stay in place (a resize reallocates and clears the whole screen).
+ */
+export function updateContent(element: Widgets.BlessedElement, content: string): void {
+  if ((element as unknown as { content: string }).content === content) return;
+  (element as unknown as { setContent(content: string, noClear: boolean): void }).setContent(content, true);
 }

@@ -5,8 +5,11 @@
  * Newlines stay; tabs become spaces so widths stay predictable.
  */
 const UNSAFE = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
+/** UNSAFE or a tab (\u0009): one quick test, since most streamed tokens need nothing done. */
+const UNSAFE_OR_TAB = /[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/;
 
 export function sanitize(text: string): string {
+  if (!UNSAFE_OR_TAB.test(text)) return text;
   return text.replace(/\t/g, "  ").replace(UNSAFE, visible);
 }
 

@@ -13,11 +13,20 @@ export interface Row {
  * row only (rows above never change), so a token costs the same at 0 or 20,000 lines. The
  * visible window is a slice, so drawing costs only what fits on screen. Rows beyond `maxRows`
  * are dropped from the top: the run's log keeps everything.
+ *
+ * Memory stays proportional to the rows kept: the text is held once, in the rows, as flat
+ * strings (appending token after token to a kept string would keep every token as a separate
+ * rope node: about 70 MB per million tokens). What re-wrapping on resize needs besides the rows
+ * is one joint per row.
  */
 export class TranscriptBuffer {
   private rows: Row[] = [];
-  /** Where each logical line starts, for re-wrapping on resize. */
-  private logical: Array<{ text: string; voice: Voice }> = [];
+  /**
+   * How each row continues the one above: null when it starts a line, " " when wrapping dropped
+   * a space between them, "" when it broke a word. Beside the rows, not in them, so a row stays
+   * { text, voice }.
+   */
+  private joints: Array<Joint | null> = [];
   private open = false;
   private top = 0;
   follow = true;
@@ -34,20 +43,13 @@ export class TranscriptBuffer {
 
   /** Appends untrusted text in a voice; a new voice starts a new line. */
   append(text: string, voice: Voice): void {
-    const clean = sanitize(text);
-    const lines = clean.split("\n");
-    lines.forEach((line, index) => {
-      const last = this.logical.at(-1);
-      if (index === 0 && this.open && last && last.voice === voice) {
-        last.text += line;
-        this.extendLastRow(line, voice);
-      } else {
-        this.logical.push({ text: line, voice });
-        this.rows.push(...wrap(line, this.width, voice));
-      }
-      this.open = true;
-      if (index < lines.length - 1) this.open = false;
-    });
+    const lines = sanitize(text).split("\n");
+    for (let index = 0; index < lines.length; index++) {
+      const last = this.rows.at(-1);
+      if (index === 0 && this.open && last && last.voice === voice) this.extendLastRow(lines[index]!, voice);
+      else this.push(lines[index]!, voice, null);
+      this.open = index === lines.length - 1;
+    }
     this.trim();
   }
 
@@ -66,7 +68,19 @@ export class TranscriptBuffer {
   resize(width: number): void {
     if (width === this.width) return;
     this.width = width;
-    this.rows = this.logical.flatMap((line) => wrap(line.text, width, line.voice));
+    const rows = this.rows;
+    const joints = this.joints;
+    this.rows = [];
+    this.joints = [];
+    for (let start = 0; start < rows.length; ) {
+      // A line is its first row and every row that continues it (the first kept row starts one).
+      let end = start + 1;
+      while (end < rows.length && joints[end] != null) end++;
+      let text = rows[start]!.text;
+      for (let i = start + 1; i < end; i++) text += joints[i]! + rows[i]!.text;
+      this.push(text, rows[start]!.voice, null);
+      start = end;
+    }
   }
 
   /** The rows to draw in a pane `height` rows tall. */
@@ -91,54 +105,73 @@ export class TranscriptBuffer {
     return { top: this.top, total: this.rows.length };
   }
 
+  /** Wraps `text` and adds its rows; the first continues the row above by `joint`. */
+  private push(text: string, voice: Voice, joint: Joint | null): void {
+    const joints: Joint[] = [];
+    const rows = wrap(text, this.width, voice, joints);
+    this.rows.push(...rows);
+    this.joints.push(joint, ...joints);
+  }
+
   private extendLastRow(text: string, voice: Voice): void {
-    const last = this.rows.pop();
-    this.rows.push(...wrap((last?.text ?? "") + text, this.width, voice));
+    const last = this.rows.pop()!;
+    const joint = this.joints.pop()!;
+    this.push(last.text + text, voice, joint);
   }
 
   private trim(): void {
     const over = this.rows.length - this.maxRows;
     if (over <= 0) return;
     this.rows.splice(0, over);
+    this.joints.splice(0, over);
     this.dropped += over;
     this.top = Math.max(0, this.top - over);
-    // Logical lines are only for re-wrapping; keep roughly as many as there are rows.
-    if (this.logical.length > this.maxRows) this.logical.splice(0, this.logical.length - this.maxRows);
   }
 }
 
-/** Breaks a line into rows of at most `width` columns (wide characters count double), at spaces where it can. */
-export function wrap(text: string, width: number, voice: Voice): Row[] {
+/** What wrapping took out between two rows of one line: a space, or nothing (a broken word). */
+export type Joint = " " | "";
+
+/**
+ * Breaks a line into rows of at most `width` columns (wide characters count double), at spaces
+ * where it can. Each row is a slice of `text` (a flat string, never a chain of appended pieces).
+ * `joints`, if given, gets what was taken out before each row after the first.
+ */
+export function wrap(text: string, width: number, voice: Voice, joints?: Joint[]): Row[] {
   const room = Math.max(1, width);
+  // Measuring also turns a string built by `+` into one flat string, so a kept row holds no pieces.
   if (Bun.stringWidth(text) <= room) return [{ text, voice }];
   const rows: Row[] = [];
-  let row = "";
-  let used = 0;
+  const cut = (end: number, next: number, joint: Joint) => {
+    rows.push({ text: text.slice(start, end), voice });
+    joints?.push(joint);
+    start = next;
+  };
+  /** Where the current row starts, and the last space in it (after its first character), or -1. */
+  let start = 0;
   let lastSpace = -1;
+  let used = 0;
+  let at = 0;
   for (const char of text) {
+    const here = at;
+    at += char.length;
     const w = Bun.stringWidth(char);
     if (used + w > room) {
       if (char === " ") {
-        rows.push({ text: row, voice });
-        row = "";
+        cut(here, at, " ");
         used = 0;
         lastSpace = -1;
         continue;
       }
-      if (lastSpace > 0) {
-        rows.push({ text: row.slice(0, lastSpace), voice });
-        row = row.slice(lastSpace + 1);
-      } else {
-        rows.push({ text: row, voice });
-        row = "";
-      }
-      used = Bun.stringWidth(row);
-      lastSpace = row.lastIndexOf(" ");
+      if (lastSpace > start) cut(lastSpace, lastSpace + 1, " ");
+      else cut(here, here, "");
+      used = Bun.stringWidth(text.slice(start, here));
+      const space = text.lastIndexOf(" ", here - 1);
+      lastSpace = space >= start ? space : -1;
     }
-    row += char;
     used += w;
-    if (char === " ") lastSpace = row.length - 1;
+    if (char === " ") lastSpace = here;
   }
-  rows.push({ text: row, voice });
+  rows.push({ text: text.slice(start), voice });
   return rows;
 }

@@ -1,5 +1,5 @@
 import type { PromptLayer } from "../../prompt/layers.ts";
-import { blessed, type Widgets } from "../blessed.ts";
+import { blessed, updateContent, type Widgets } from "../blessed.ts";
 import { safeTagged } from "../sanitize.ts";
 import { paint } from "../theme.ts";
 import type { Rect } from "../layout.ts";
@@ -20,7 +20,8 @@ export class LayersPane {
 
   draw(layers: Array<PromptLayer & { state: LayerState }>): void {
     const color = { locked: "green", unlocked: "gray", added: "yellow", changed: "red" } as const;
-    this.box.setContent(
+    updateContent(
+      this.box,
       layers
         .map((layer) => `${safeTagged(layer.name)} ${layer.origin} ${layer.digest} ${layer.chars}c ${paint(color[layer.state], layer.state)}`)
         .join("\n"),

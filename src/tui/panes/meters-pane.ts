@@ -1,4 +1,4 @@
-import { blessed, type Widgets } from "../blessed.ts";
+import { blessed, updateContent, type Widgets } from "../blessed.ts";
 import { level, meterLine, type Meter } from "../meters.ts";
 import { LEVEL_COLOR, paint } from "../theme.ts";
 import type { Rect } from "../layout.ts";
@@ -17,6 +17,6 @@ export class MetersPane {
 
   draw(meters: Meter[]): void {
     const width = Math.max(10, (this.box.width as number) - 2);
-    this.box.setContent(meters.map((meter) => paint(LEVEL_COLOR[level(meter)], meterLine(meter, width))).join("\n"));
+    updateContent(this.box, meters.map((meter) => paint(LEVEL_COLOR[level(meter)], meterLine(meter, width))).join("\n"));
   }
 }

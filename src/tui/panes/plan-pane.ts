@@ -1,4 +1,4 @@
-import { blessed, type Widgets } from "../blessed.ts";
+import { blessed, updateContent, type Widgets } from "../blessed.ts";
 import { safeTagged } from "../sanitize.ts";
 import { paint } from "../theme.ts";
 import type { Rect } from "../layout.ts";
@@ -20,7 +20,8 @@ export class PlanPane {
 
   draw(items: ReadonlyArray<{ text: string; status: string }>): void {
     const width = Math.max(4, (this.box.width as number) - 6);
-    this.box.setContent(
+    updateContent(
+      this.box,
       items.length
         ? items
             .map((item) => {

@@ -1,4 +1,4 @@
-import { blessed, type Widgets } from "../blessed.ts";
+import { blessed, updateContent, type Widgets } from "../blessed.ts";
 import { escapeTags } from "../sanitize.ts";
 import { TranscriptBuffer } from "../transcript-buffer.ts";
 import { VOICE_STYLE } from "../theme.ts";
@@ -11,6 +11,7 @@ import type { Rect } from "../layout.ts";
 export class TranscriptPane {
   readonly box: Widgets.BoxElement;
   readonly buffer: TranscriptBuffer;
+  private label = " transcript ";
 
   constructor(parent: Widgets.Screen, rect: Rect) {
     this.box = blessed.box({ parent, ...rect, border: "line", label: " transcript ", tags: true, wrap: false, style: { border: { fg: "gray" }, focus: { border: { fg: "cyan" } } } });
@@ -41,10 +42,11 @@ export class TranscriptPane {
 
   draw(): void {
     const rows = this.buffer.visible(this.innerHeight());
-    this.box.setContent(rows.map((row) => VOICE_STYLE[row.voice][0] + escapeTags(row.text) + VOICE_STYLE[row.voice][1]).join("\n"));
+    updateContent(this.box, rows.map((row) => VOICE_STYLE[row.voice][0] + escapeTags(row.text) + VOICE_STYLE[row.voice][1]).join("\n"));
     const { top, total } = this.buffer.position();
     const where = this.buffer.follow ? "" : ` ${top + 1}/${total} (End follows) `;
-    this.box.setLabel(` transcript${where ? " ·" + where : " "}`);
+    const label = ` transcript${where ? " ·" + where : " "}`;
+    if (label !== this.label) this.box.setLabel((this.label = label));
   }
 
   private innerWidth(): number {

@@ -1,5 +1,5 @@
 import type { EventOf } from "../../core/events.ts";
-import { blessed, type Widgets } from "../blessed.ts";
+import { blessed, updateContent, type Widgets } from "../blessed.ts";
 import { safeTagged } from "../sanitize.ts";
 import { DECISION_COLOR, paint } from "../theme.ts";
 import type { Rect } from "../layout.ts";
@@ -40,7 +40,7 @@ export class VerdictsPane {
   draw(): void {
     const height = Math.max(1, (this.box.height as number) - 2);
     const end = this.lines.length - this.offset;
-    this.box.setContent(this.lines.slice(Math.max(0, end - height), end).join("\n"));
+    updateContent(this.box, this.lines.slice(Math.max(0, end - height), end).join("\n"));
   }
 
   private push(line: string): void {

@@ -1,0 +1,584 @@
+#!/usr/bin/env bun
+/**
+ * Rendering cost of the TUI, measured on the compiled binary (issue 4, "Rendering cost").
+ *
+ *   npm run bench:tui
+ *   bun scripts/bench-tui.ts [--runs N] [--seconds S] [--million TOKENS] [--no-build] [--no-tmux]
+ *                            [--only frame,stream,million] [--million-rate R] [--exec "COMMAND"]
+ *
+ * Prints figures and whether each target is met; it asserts nothing (exit code 0 unless the
+ * benchmark itself breaks). About a minute on the 2-core machine. The load average is printed
+ * first and last: other work on the machine moves every figure (timings most).
+ *
+ * How:
+ * - buildBinary() (scripts/build.ts) makes dist/glassbox and a compiled hello world dist/hello.
+ * - glassbox runs in a pseudo-terminal of 160×45 made by Bun (`Bun.spawn({ terminal })`), outside
+ *   tmux (TMUX* removed from its environment), TERM=xterm-256color, in a fresh temp workspace. This
+ *   script drains the terminal and parses nothing but the first frame's status line.
+ * - A fake llama.cpp server (this file with `--server`) runs in its own process, so its CPU is not
+ *   counted: /health, /props (n_ctx 1e9), and /v1/chat/completions streaming SSE chunks in the
+ *   shape of test/fixtures/llamacpp-wire/01-text-stream.sse, one short word per chunk and a
+ *   newline every 24 words, paced by writing whatever is due every millisecond. The task is typed
+ *   into the TUI's input line like a user would and says how much and how fast:
+ *   "bench TOKENS RATE" (RATE 0: as fast as the client reads).
+ * - Numbers from inside the binary come from its benchmark hook (src/tui/bench-hook.ts, inert
+ *   unless GLASSBOX_BENCH_REPORT is set; GLASSBOX_BENCH_PREFILL fills the transcript): the
+ *   first-frame time, event-loop lag (how late a 10 ms timer fires), frames drawn, JS heap. CPU
+ *   (utime+stime, also per thread) and RSS (VmRSS, peak VmHWM) come from /proc/PID.
+ * - A config file raises model_options.max_tokens and idle_timeout_seconds and the limits
+ *   deadline_seconds and max_transcript_chars, so the harness's own limits never stop a run.
+ * - MB is 10^6 bytes, MiB 2^20.
+ *
+ * Figures:
+ * 1. exec → first frame: from Bun.spawn until the first frame's status line reaches the terminal,
+ *    median of --runs (default 10), and RSS 1 s after it. For reference, the binary's own clock
+ *    (performance.now() at the end of its first render) outside and inside a private tmux server
+ *    (where blessed runs `tmux -V` at start).
+ * 2. 2,000 tokens/s for --seconds (default 10) into a transcript already holding 0, 2,000 and
+ *    20,000 lines: CPU in cores over the stream (and by thread), event-loop lag p50/p99 over the
+ *    one-second sample windows inside it, frames per second, and how long after the server's last
+ *    token the run's stop event was logged (whether the TUI kept up).
+ * 3. --million tokens (default 1,000,000) through one session as fast as the TUI reads them (or at
+ *    --million-rate tokens/s): the rate, RSS before the task, 3 s and 10 s after the run stopped,
+ *    peak RSS, JS heap.
+ * 4. Binary size against the compiled hello world.
+ *
+ * --exec runs COMMAND instead of dist/glassbox (split at spaces; the options are appended). It
+ * must exec the program (same pid), since CPU and memory are read for that pid, and the program
+ * must carry the benchmark hook. E.g., where the CPU goes while streaming:
+ *   bun scripts/bench-tui.ts --only stream --exec "node_modules/.bin/bun --cpu-prof-md --cpu-prof-dir=/tmp/prof src/cli/main.ts"
+ * or, for the binary itself, a script that sets BUN_OPTIONS="--cpu-prof …" and execs it.
+ */
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { buildBinary, megabytes } from "./build.ts";
+
+const root = path.resolve(import.meta.dir, "..");
+const COLS = 160;
+const ROWS = 45;
+/** The status line's key hints: the last thing the first frame draws. */
+const FIRST_FRAME_MARK = "Ctrl-C quit";
+const WORDS = ["the", "cat", "sat", "on", "a", "mat", "and", "then", "it", "ran", "off", "to", "see", "what", "was", "new"];
+
+/* ------------------------------------------------------------------ fake llama.cpp server */
+
+function serve(): void {
+  const encoder = new TextEncoder();
+  const envelope = (delta: unknown, finish: string | null = null) =>
+    `data: ${JSON.stringify({ choices: [{ finish_reason: finish, index: 0, delta }], created: 1796011079, id: "chatcmpl-benchtui", model: "models/tiny-32k.gguf", system_fingerprint: "b0-82bb485", object: "chat.completion.chunk" })}\n\n`;
+  // One chunk per token: a word and a space, or a word and a newline every 24th token.
+  const spaced = WORDS.map((word) => envelope({ content: `${word} ` }));
+  const ended = WORDS.map((word) => envelope({ content: `${word}\n` }));
+  const token = (i: number) => (i % 24 === 23 ? ended : spaced)[i % WORDS.length]!;
+  const say = (record: Record<string, unknown>) => process.stdout.write(JSON.stringify(record) + "\n");
+
+  const server = Bun.serve({
+    hostname: "127.0.0.1",
+    port: 0,
+    idleTimeout: 0,
+    async fetch(request) {
+      const url = new URL(request.url);
+      if (url.pathname === "/health") return Response.json({ status: "ok" });
+      if (url.pathname === "/props") return Response.json({ default_generation_settings: { n_ctx: 1_000_000_000 } });
+      if (url.pathname !== "/v1/chat/completions") return new Response("not found", { status: 404 });
+      const body = (await request.json()) as { messages: unknown[] };
+      const match = /bench (\d+) (\d+)/.exec(JSON.stringify(body.messages.at(-1)));
+      const count = Number(match?.[1] ?? 20);
+      const rate = Number(match?.[2] ?? 0);
+      let sent = 0;
+      let started = 0;
+      let done = false;
+      const stream = new ReadableStream<Uint8Array>({
+        async pull(controller) {
+          if (done) return;
+          if (!started) {
+            started = performance.now();
+            say({ event: "stream_start", tokens: count, rate });
+            controller.enqueue(encoder.encode(envelope({ role: "assistant", content: null })));
+            return;
+          }
+          if (sent >= count) {
+            done = true;
+            const usage = { choices: [], created: 1796011079, id: "chatcmpl-benchtui", model: "models/tiny-32k.gguf", object: "chat.completion.chunk", usage: { completion_tokens: count, prompt_tokens: 100, total_tokens: count + 100 } };
+            controller.enqueue(encoder.encode(envelope({}, "stop") + `data: ${JSON.stringify(usage)}\n\ndata: [DONE]\n\n`));
+            controller.close();
+            say({ event: "stream_end", tokens: count, seconds: (performance.now() - started) / 1000 });
+            return;
+          }
+          // Paced: whatever is due by now (a few tokens a millisecond), else wait a millisecond.
+          // Unpaced: 256 chunks a write, as a fast server's socket would deliver them.
+          let due = Math.min(count, sent + 256);
+          if (rate > 0) {
+            for (;;) {
+              due = Math.min(count, Math.floor(((performance.now() - started) * rate) / 1000));
+              if (due > sent) break;
+              await Bun.sleep(1);
+            }
+          }
+          let batch = "";
+          for (; sent < due; sent++) batch += token(sent);
+          controller.enqueue(encoder.encode(batch));
+        },
+      });
+      return new Response(stream, { headers: { Server: "llama.cpp", "X-Accel-Buffering": "no", "Content-Type": "text/event-stream" } });
+    },
+  });
+  say({ event: "listening", port: server.port });
+}
+
+interface ServerHandle {
+  port: number;
+  /** Resolves on the next line the server prints with this event name; `at` is Date.now() on arrival. */
+  next(event: string, timeoutMs: number): Promise<Record<string, any> & { at: number }>;
+  stop(): void;
+}
+
+async function startServer(): Promise<ServerHandle> {
+  const child = Bun.spawn([process.execPath, import.meta.path, "--server"], { stdout: "pipe", stderr: "inherit" });
+  const waiting: Array<{ event: string; resolve: (record: any) => void }> = [];
+  const seen: Array<Record<string, any>> = [];
+  void (async () => {
+    const decoder = new TextDecoder();
+    let pending = "";
+    for await (const chunk of child.stdout) {
+      pending += decoder.decode(chunk, { stream: true });
+      let newline: number;
+      while ((newline = pending.indexOf("\n")) >= 0) {
+        const record = { ...JSON.parse(pending.slice(0, newline)), at: Date.now() };
+        pending = pending.slice(newline + 1);
+        const index = waiting.findIndex((w) => w.event === record.event);
+        if (index >= 0) waiting.splice(index, 1)[0]!.resolve(record);
+        else seen.push(record);
+      }
+    }
+  })();
+  const next = (event: string, timeoutMs: number) =>
+    new Promise<Record<string, any> & { at: number }>((resolve, reject) => {
+      const index = seen.findIndex((record) => record.event === event);
+      if (index >= 0) return resolve(seen.splice(index, 1)[0] as any);
+      const timer = setTimeout(() => reject(new Error(`the fake server sent no ${event} within ${timeoutMs} ms`)), timeoutMs);
+      waiting.push({ event, resolve: (record) => (clearTimeout(timer), resolve(record)) });
+    });
+  const listening = await next("listening", 10_000);
+  return { port: listening.port, next, stop: () => child.kill() };
+}
+
+/* ------------------------------------------------------------------ the TUI in a pty */
+
+interface Tui {
+  proc: Bun.Subprocess;
+  pid: number;
+  spawnedAt: number;
+  workspace: string;
+  reportFile: string;
+  /** Resolves with performance.now() when `text` has appeared in the terminal output. */
+  waitFor(text: string, timeoutMs: number): Promise<number>;
+  type(keys: string): void;
+  quit(): Promise<void>;
+}
+
+let binary = "";
+/** What runs in the terminal: the binary, or with --exec a command of your own (e.g. a profiler). */
+let command: string[] = [];
+let configFile = "";
+
+function launch(port: number, prefill: number): Tui {
+  const workspace = fs.mkdtempSync(path.join(os.tmpdir(), "glassbox-bench-tui-"));
+  const reportFile = path.join(workspace, "bench-report.jsonl");
+  const env: Record<string, string> = {};
+  for (const [key, value] of Object.entries(process.env)) if (value !== undefined && !key.startsWith("TMUX")) env[key] = value;
+  Object.assign(env, { TERM: "xterm-256color", LANG: "C.UTF-8", GLASSBOX_BENCH_REPORT: reportFile, GLASSBOX_BENCH_PREFILL: String(prefill) });
+  let tail = "";
+  const decoder = new TextDecoder();
+  const watchers: Array<{ text: string; resolve: (at: number) => void }> = [];
+  const spawnedAt = performance.now();
+  const proc = Bun.spawn([...command, "--model", `llamacpp:http://127.0.0.1:${port}`, "--workspace", workspace, "--config", configFile], {
+    cwd: workspace,
+    env,
+    terminal: {
+      cols: COLS,
+      rows: ROWS,
+      name: "xterm-256color",
+      data(_terminal, data) {
+        const at = performance.now();
+        tail = (tail + decoder.decode(data, { stream: true })).slice(-65536);
+        if (!watchers.length) return;
+        const text = plain(tail);
+        for (let i = watchers.length - 1; i >= 0; i--) {
+          if (text.includes(watchers[i]!.text)) watchers.splice(i, 1)[0]!.resolve(at);
+        }
+      },
+    },
+  });
+  return {
+    proc,
+    pid: proc.pid,
+    spawnedAt,
+    workspace,
+    reportFile,
+    waitFor: (text, timeoutMs) =>
+      new Promise((resolve, reject) => {
+        if (plain(tail).includes(text)) return resolve(performance.now());
+        const timer = setTimeout(() => reject(new Error(`"${text}" did not appear within ${timeoutMs} ms; the terminal's last output:\n${visible(tail.slice(-2000))}`)), timeoutMs);
+        watchers.push({ text, resolve: (at) => (clearTimeout(timer), resolve(at)) });
+      }),
+    type: (keys) => void proc.terminal!.write(keys),
+    async quit() {
+      // Ctrl-C quits when no run is active; a second one forces.
+      for (let attempt = 0; attempt < 2 && proc.exitCode === null; attempt++) {
+        proc.terminal!.write("\x03");
+        await Promise.race([proc.exited, Bun.sleep(1000)]);
+      }
+      if (proc.exitCode === null) proc.kill("SIGKILL");
+      await proc.exited;
+      proc.terminal!.close();
+      fs.rmSync(workspace, { recursive: true, force: true });
+    },
+  };
+}
+
+/** blessed draws a single space between two runs of text as "cursor forward 1". */
+function plain(output: string): string {
+  return output.replace(/\x1b\[1C/g, " ");
+}
+
+function visible(text: string): string {
+  return text.replace(/\x1b/g, "^[");
+}
+
+interface Report {
+  event: string;
+  ms: number;
+  at: number;
+  rss: number;
+  lag?: number[];
+  renders?: number;
+  render_ms?: number;
+  rows?: number;
+  heap?: number;
+}
+
+function readReport(file: string): Report[] {
+  if (!fs.existsSync(file)) return [];
+  return fs
+    .readFileSync(file, "utf8")
+    .split("\n")
+    .filter(Boolean)
+    .map((line) => JSON.parse(line));
+}
+
+async function waitForReport(file: string, event: string, timeoutMs: number): Promise<Report> {
+  for (const started = Date.now(); Date.now() - started < timeoutMs; await Bun.sleep(10)) {
+    const found = readReport(file).find((record) => record.event === event);
+    if (found) return found;
+  }
+  throw new Error(`the binary wrote no ${event} to ${file} within ${timeoutMs} ms (is the benchmark hook in src/tui/app.ts?)`);
+}
+
+/** The run's stop event, from its log in the workspace, and when this script first saw it. */
+async function waitForStop(workspace: string, timeoutMs: number): Promise<{ status: string; gen_tokens: number; at: number }> {
+  const runs = path.join(workspace, ".glassbox", "runs");
+  for (const started = Date.now(); Date.now() - started < timeoutMs; await Bun.sleep(20)) {
+    if (!fs.existsSync(runs)) continue;
+    for (const name of fs.readdirSync(runs)) {
+      const text = fs.readFileSync(path.join(runs, name), "utf8");
+      const at = text.lastIndexOf('{"kind":"stop"');
+      if (at >= 0) return { ...JSON.parse(text.slice(at, text.indexOf("\n", at))), at: Date.now() };
+    }
+  }
+  throw new Error(`the run did not stop within ${timeoutMs} ms`);
+}
+
+/* ------------------------------------------------------------------ /proc */
+
+const CLK_TCK = Number(Bun.spawnSync(["getconf", "CLK_TCK"]).stdout.toString().trim()) || 100;
+
+/** utime + stime of a process, in seconds. */
+function cpuSeconds(pid: number): number {
+  const stat = fs.readFileSync(`/proc/${pid}/stat`, "utf8");
+  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+  return (Number(fields[11]) + Number(fields[12])) / CLK_TCK;
+}
+
+/** utime + stime of each thread of a process, in seconds, by "name tid". */
+function threadSeconds(pid: number): Map<string, number> {
+  const threads = new Map<string, number>();
+  for (const tid of fs.readdirSync(`/proc/${pid}/task`)) {
+    try {
+      const stat = fs.readFileSync(`/proc/${pid}/task/${tid}/stat`, "utf8");
+      const name = stat.slice(stat.indexOf("(") + 1, stat.lastIndexOf(")"));
+      const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+      threads.set(`${name}#${tid}`, (Number(fields[11]) + Number(fields[12])) / CLK_TCK);
+    } catch {
+      // the thread ended
+    }
+  }
+  return threads;
+}
+
+/** Which threads used the CPU between two threadSeconds() readings, in cores, busiest first. */
+function threadCores(before: Map<string, number>, after: Map<string, number>, seconds: number): string {
+  const byName = new Map<string, number>();
+  for (const [key, value] of after) {
+    const name = key.slice(0, key.lastIndexOf("#"));
+    byName.set(name, (byName.get(name) ?? 0) + (value - (before.get(key) ?? 0)) / seconds);
+  }
+  return [...byName]
+    .filter(([, cores]) => cores >= 0.005)
+    .sort((a, b) => b[1] - a[1])
+    .map(([name, cores]) => `${name} ${(cores * 100).toFixed(1)}%`)
+    .join(", ");
+}
+
+/** A `Vm…` line of /proc/PID/status, in bytes. */
+function procMemory(pid: number, field: "VmRSS" | "VmHWM"): number {
+  const status = fs.readFileSync(`/proc/${pid}/status`, "utf8");
+  const match = new RegExp(`^${field}:\\s+(\\d+) kB`, "m").exec(status);
+  return match ? Number(match[1]) * 1024 : NaN;
+}
+
+/* ------------------------------------------------------------------ figures */
+
+function percentile(values: number[], q: number): number {
+  if (!values.length) return NaN;
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.ceil(q * sorted.length) - 1)]!;
+}
+
+const median = (values: number[]) => percentile(values, 0.5);
+const mib = (bytes: number) => `${(bytes / 2 ** 20).toFixed(1)} MiB`;
+const mibMb = (bytes: number) => `${mib(bytes)} (${(bytes / 1e6).toFixed(1)} MB)`;
+const mark = (ok: boolean) => (ok ? "met" : "MISSED");
+const verdicts: Array<{ what: string; ok: boolean }> = [];
+function target(what: string, ok: boolean): string {
+  verdicts.push({ what, ok });
+  return `target ${what}: ${mark(ok)}`;
+}
+
+function option(name: string, fallback: number): number {
+  const at = process.argv.indexOf(name);
+  return at >= 0 ? Number(process.argv[at + 1]) : fallback;
+}
+
+async function firstFrames(port: number, runs: number): Promise<void> {
+  const external: number[] = [];
+  const internal: number[] = [];
+  const rss: number[] = [];
+  for (let run = 0; run < runs; run++) {
+    const tui = launch(port, 0);
+    try {
+      const drawn = await tui.waitFor(FIRST_FRAME_MARK, 10_000);
+      external.push(drawn - tui.spawnedAt);
+      internal.push((await waitForReport(tui.reportFile, "first_frame", 5000)).ms);
+      await Bun.sleep(Math.max(0, drawn + 1000 - performance.now()));
+      rss.push(procMemory(tui.pid, "VmRSS"));
+    } finally {
+      await tui.quit();
+    }
+  }
+  const frame = median(external);
+  console.log(`\n1. exec → first frame, outside tmux (pty from Bun.spawn, ${COLS}×${ROWS}), ${runs} runs`);
+  console.log(`   median ${frame.toFixed(1)} ms (min ${Math.min(...external).toFixed(1)}, max ${Math.max(...external).toFixed(1)}); the binary's own clock at the end of its first render: median ${median(internal).toFixed(1)} ms`);
+  console.log(`   ${target("first frame < 80 ms outside tmux", frame < 80)}`);
+  const idle = median(rss);
+  console.log(`   RSS 1 s after the first frame: median ${mibMb(idle)} (min ${mib(Math.min(...rss))}, max ${mib(Math.max(...rss))})`);
+  console.log(`   ${target("idle RSS < 60 MB", idle < 60e6)}`);
+}
+
+/** For reference: the binary's own first-frame clock inside a private tmux server. */
+async function firstFramesInTmux(port: number, runs: number): Promise<void> {
+  const tmux = Bun.which("tmux");
+  if (!tmux) return console.log("   (tmux not found: no in-tmux reference)");
+  const socket = `benchtui-${process.pid}`;
+  const run = (...args: string[]) => Bun.spawnSync([tmux, "-L", socket, "-f", "/dev/null", ...args], { stderr: "pipe" });
+  const times: number[] = [];
+  // A session that outlives the measured ones: the server would otherwise exit after each and
+  // could race the next new-session.
+  run("new-session", "-d", "-s", "keep", "sleep 600");
+  try {
+    for (let i = 0; i < runs; i++) {
+      const workspace = fs.mkdtempSync(path.join(os.tmpdir(), "glassbox-bench-tui-"));
+      const report = path.join(workspace, "bench-report.jsonl");
+      const line = `env TERM=screen-256color GLASSBOX_BENCH_REPORT=${report} ${command.join(" ")} --model llamacpp:http://127.0.0.1:${port} --workspace ${workspace} --config ${configFile}`;
+      const started = run("new-session", "-d", "-s", `s${i}`, "-x", String(COLS), "-y", String(ROWS), line);
+      if (started.exitCode !== 0) throw new Error(`tmux new-session: ${started.stderr.toString().trim()}`);
+      try {
+        times.push((await waitForReport(report, "first_frame", 10_000)).ms);
+      } catch (error) {
+        throw new Error(`${(error as Error).message}; the tmux pane shows:\n${run("capture-pane", "-p", "-t", `s${i}`).stdout.toString()}`);
+      } finally {
+        run("kill-session", "-t", `s${i}`);
+        fs.rmSync(workspace, { recursive: true, force: true });
+      }
+    }
+  } finally {
+    run("kill-server");
+  }
+  console.log(`   (reference) inside a private tmux server (tmux -L ${socket}), the binary's own clock: median ${median(times).toFixed(1)} ms over ${runs} runs`);
+}
+
+interface StreamFigures {
+  prefill: number;
+  cores: number;
+  p50: number;
+  p99: number;
+  maxLag: number;
+  fps: number;
+  frameMs: number;
+  catchUpMs: number;
+  rows: number;
+  /** CPU by thread, e.g. "glassbox 10.1%, HTTP Client 3.0%". */
+  threads: string;
+}
+
+async function streamAt(server: ServerHandle, prefill: number, seconds: number, rate: number): Promise<StreamFigures> {
+  const tui = launch(server.port, prefill);
+  try {
+    await tui.waitFor(FIRST_FRAME_MARK, 20_000);
+    await Bun.sleep(1000);
+    const tokens = Math.round(seconds * rate);
+    tui.type(`bench ${tokens} ${rate}\r`);
+    const start = await server.next("stream_start", 10_000);
+    const cpu0 = cpuSeconds(tui.pid);
+    const threads0 = threadSeconds(tui.pid);
+    const end = await server.next("stream_end", seconds * 1000 + 30_000);
+    const cpu1 = cpuSeconds(tui.pid);
+    const threads = threadCores(threads0, threadSeconds(tui.pid), (end.at - start.at) / 1000);
+    const stop = await waitForStop(tui.workspace, 30_000);
+    if (stop.status !== "completed") throw new Error(`the run stopped ${stop.status}`);
+    await Bun.sleep(1100); // the sample that covers the end
+    // One-second sample windows that lie wholly inside the stream.
+    const samples = readReport(tui.reportFile).filter((r) => r.event === "sample" && r.at - 1000 >= start.at && r.at <= end.at);
+    const lag = samples.flatMap((s) => s.lag ?? []);
+    const renders = samples.reduce((sum, s) => sum + (s.renders ?? 0), 0);
+    const renderMs = samples.reduce((sum, s) => sum + (s.render_ms ?? 0), 0);
+    return {
+      prefill,
+      cores: (cpu1 - cpu0) / ((end.at - start.at) / 1000),
+      p50: percentile(lag, 0.5),
+      p99: percentile(lag, 0.99),
+      maxLag: Math.max(...lag),
+      fps: renders / samples.length,
+      frameMs: renderMs / Math.max(1, renders),
+      catchUpMs: stop.at - end.at,
+      rows: samples.at(-1)?.rows ?? NaN,
+      threads,
+    };
+  } finally {
+    await tui.quit();
+  }
+}
+
+async function streaming(server: ServerHandle, seconds: number): Promise<void> {
+  const rate = 2000;
+  console.log(`\n2. streaming ${rate.toLocaleString("en")} tokens/s for ${seconds} s into a transcript that already holds N lines`);
+  const rows: StreamFigures[] = [];
+  for (const prefill of [0, 2000, 20000]) {
+    const f = await streamAt(server, prefill, seconds, rate);
+    rows.push(f);
+    console.log(
+      `   N=${String(prefill).padStart(6)}: CPU ${(f.cores * 100).toFixed(1).padStart(5)}% of a core · lag p50 ${f.p50.toFixed(2)} ms, p99 ${f.p99.toFixed(2)} ms, max ${f.maxLag.toFixed(2)} ms · ${f.fps.toFixed(1)} frames/s, ${f.frameMs.toFixed(2)} ms in screen.render() per frame · run stopped ${f.catchUpMs} ms after the last token · ${f.rows} rows`,
+    );
+    console.log(`             by thread: ${f.threads}`);
+  }
+  const worstCpu = Math.max(...rows.map((r) => r.cores));
+  const worstP99 = Math.max(...rows.map((r) => r.p99));
+  console.log(`   ${target("< 15% of a core at 2,000 tokens/s", worstCpu < 0.15)} (worst ${(worstCpu * 100).toFixed(1)}%)`);
+  console.log(`   ${target("p99 lag < 5 ms", worstP99 < 5)} (worst ${worstP99.toFixed(2)} ms)`);
+  const [empty, , big] = [rows[0]!, rows[1]!, rows[2]!];
+  const cpuRatio = big.cores / empty.cores;
+  const lagRatio = big.p99 / empty.p99;
+  console.log(`   20,000 lines vs empty: CPU ×${cpuRatio.toFixed(2)}, p99 lag ×${lagRatio.toFixed(2)}`);
+  console.log(`   ${target("20,000-line CPU within 20% of empty", Math.abs(cpuRatio - 1) <= 0.2)}`);
+  console.log(`   ${target("20,000-line p99 lag within 20% of empty", Math.abs(lagRatio - 1) <= 0.2)}`);
+}
+
+async function million(server: ServerHandle, tokens: number, rate: number): Promise<void> {
+  const tui = launch(server.port, 0);
+  try {
+    await tui.waitFor(FIRST_FRAME_MARK, 20_000);
+    await Bun.sleep(1500);
+    const heapAt = () => readReport(tui.reportFile).filter((r) => r.event === "sample").at(-1)?.heap ?? NaN;
+    const before = procMemory(tui.pid, "VmRSS");
+    const heapBefore = heapAt();
+    tui.type(`bench ${tokens} ${rate}\r`);
+    const start = await server.next("stream_start", 10_000);
+    const cpu0 = cpuSeconds(tui.pid);
+    const stop = await waitForStop(tui.workspace, 600_000);
+    const cpu1 = cpuSeconds(tui.pid);
+    const seconds = (stop.at - start.at) / 1000;
+    await Bun.sleep(3000);
+    const after = procMemory(tui.pid, "VmRSS");
+    const heapAfter = heapAt();
+    await Bun.sleep(7000);
+    const later = procMemory(tui.pid, "VmRSS");
+    const peak = procMemory(tui.pid, "VmHWM");
+    // Sample windows that overlap the stream (it may be shorter than a few seconds).
+    const samples = readReport(tui.reportFile).filter((r) => r.event === "sample" && r.at > start.at && r.at - 1000 < stop.at);
+    const lag = samples.flatMap((s) => s.lag ?? []);
+    const growth = after - before;
+    const mb = (bytes: number) => `${(bytes / 1e6).toFixed(1)} MB`;
+    const pace = rate ? `at ${rate.toLocaleString("en")} tokens/s` : "as fast as the TUI reads them";
+    console.log(`\n3. ${tokens.toLocaleString("en")} tokens through one session, ${pace} (run stopped ${stop.status}, ${stop.gen_tokens.toLocaleString("en")} tokens)`);
+    console.log(`   ${seconds.toFixed(1)} s: ${Math.round(tokens / seconds).toLocaleString("en")} tokens/s, CPU ${((cpu1 - cpu0) / seconds).toFixed(2)} cores, lag p50 ${percentile(lag, 0.5).toFixed(1)} ms, p99 ${percentile(lag, 0.99).toFixed(1)} ms (saturated: no frame budget applies)`);
+    console.log(`   RSS before the task ${mib(before)}; 3 s after the run stopped ${mib(after)} (+${mb(growth)}); 10 s after ${mib(later)} (+${mb(later - before)}); peak ${mib(peak)}`);
+    console.log(`   JS heap in use: ${mib(heapBefore)} before, ${mib(heapAfter)} 3 s after (+${mb(heapAfter - heapBefore)})`);
+    console.log(`   ${target("RSS growth < 20 MB over the million tokens (3 s after)", growth < 20e6)}`);
+  } finally {
+    await tui.quit();
+  }
+}
+
+async function main(): Promise<void> {
+  const runs = option("--runs", 10);
+  const seconds = option("--seconds", 10);
+  const tokens = option("--million", 1_000_000);
+  const dist = path.join(root, "dist");
+  binary = path.join(dist, "glassbox");
+  const hello = path.join(dist, "hello");
+  if (!process.argv.includes("--no-build")) {
+    await buildBinary(path.join(root, "src/cli/main.ts"), binary);
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "glassbox-hello-"));
+    fs.writeFileSync(path.join(dir, "hello.ts"), 'console.log("hello world");\n');
+    try {
+      await buildBinary(path.join(dir, "hello.ts"), hello);
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  }
+  const exec = process.argv.indexOf("--exec");
+  command = exec >= 0 ? process.argv[exec + 1]!.split(" ").filter(Boolean) : [binary];
+  const onlyAt = process.argv.indexOf("--only");
+  const only = onlyAt >= 0 ? process.argv[onlyAt + 1]!.split(",") : ["frame", "stream", "million"];
+  const scratch = fs.mkdtempSync(path.join(os.tmpdir(), "glassbox-bench-config-"));
+  configFile = path.join(scratch, "bench.json");
+  fs.writeFileSync(
+    configFile,
+    JSON.stringify({
+      model_options: { max_tokens: 2 * Math.max(tokens, 100_000), idle_timeout_seconds: 600 },
+      limits: { deadline_seconds: 3600, max_transcript_chars: 1_000_000_000 },
+    }),
+  );
+  const load = () => os.loadavg().map((n) => n.toFixed(2)).join(" ");
+  console.log(`glassbox TUI benchmark · ${command.join(" ")} · ${os.cpus().length} cores · load average ${load()} · ${new Date().toISOString()}`);
+  const server = await startServer();
+  try {
+    if (only.includes("frame")) await firstFrames(server.port, runs);
+    if (only.includes("frame") && !process.argv.includes("--no-tmux")) await firstFramesInTmux(server.port, Math.min(runs, 5));
+    if (only.includes("stream")) await streaming(server, seconds);
+    if (only.includes("million") && tokens > 0) await million(server, tokens, option("--million-rate", 0));
+  } finally {
+    server.stop();
+    fs.rmSync(scratch, { recursive: true, force: true });
+  }
+  const size = fs.statSync(binary).size;
+  const helloSize = fs.statSync(hello).size;
+  console.log(`\n4. binary ${megabytes(size)} (${size} bytes); compiled hello world ${megabytes(helloSize)}: +${((size - helloSize) / 1e6).toFixed(2)} MB`);
+  console.log(`   ${target("within 3 MB of hello world", size - helloSize < 3e6)}`);
+  const missed = verdicts.filter((v) => !v.ok);
+  console.log(`\n${verdicts.length - missed.length} of ${verdicts.length} targets met${missed.length ? `; missed: ${missed.map((v) => v.what).join("; ")}` : ""} (load average now ${load()})`);
+}
+
+if (process.argv.includes("--server")) serve();
+else await main();

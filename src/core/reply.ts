@@ -16,8 +16,9 @@ export interface AssembledReply {
  * and argument text may arrive in fragments that are concatenated.
  */
 export class ReplyBuilder {
-  private content = "";
-  private thinking = "";
+  // Pieces joined once at the end: appending a million tokens with += leaves a million string fragments alive.
+  private content = new TextPieces();
+  private thinking = new TextPieces();
   private calls = new Map<number, { id?: string; name?: string; arguments?: unknown }>();
   private usage: { prompt_tokens: number; gen_tokens: number; tokens_per_second?: number } | null = null;
   private finishReason: string | null = null;
@@ -25,10 +26,10 @@ export class ReplyBuilder {
   add(delta: ModelDelta): void {
     switch (delta.type) {
       case "text":
-        this.content += delta.text;
+        this.content.add(delta.text);
         break;
       case "thinking":
-        this.thinking += delta.text;
+        this.thinking.add(delta.text);
         break;
       case "tool_call": {
         const call = this.calls.get(delta.index) ?? {};
@@ -65,8 +66,8 @@ export class ReplyBuilder {
       return chosen;
     };
     return {
-      content: this.content,
-      thinking: this.thinking,
+      content: this.content.text(),
+      thinking: this.thinking.text(),
       tool_calls: ordered.map(([index, call]) => ({
         id: uniqueId(call.id, index),
         name: call.name ?? "",
@@ -77,5 +78,28 @@ export class ReplyBuilder {
       tokens_per_second: this.usage?.tokens_per_second ?? null,
       finish_reason: this.finishReason,
     };
+  }
+}
+
+/** Text that arrives in many small pieces, kept compact: every thousand pieces become one flat string. */
+class TextPieces {
+  private chunks: string[] = [];
+  private pieces: string[] = [];
+
+  add(piece: string): void {
+    this.pieces.push(piece);
+    if (this.pieces.length >= 1024) this.seal();
+  }
+
+  text(): string {
+    this.seal();
+    if (this.chunks.length > 1) this.chunks = [this.chunks.join("")];
+    return this.chunks[0] ?? "";
+  }
+
+  private seal(): void {
+    if (this.pieces.length === 0) return;
+    this.chunks.push(this.pieces.join(""));
+    this.pieces = [];
   }
 }

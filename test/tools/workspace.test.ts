@@ -19,8 +19,17 @@ let secretsDir: string;
 
 /** A watchdog that opens the FIFO for writing after a moment: a reader that wrongly opened it gets unblocked (and caught). */
 function fifoWatchdog(path: string): { stop(): void } {
-  const child = Bun.spawn(["timeout", "4", "bash", "-c", `sleep 1.5; echo FIFO-DATA-9c1 > "$0"`, path], { stdout: "ignore", stderr: "ignore" });
-  return { stop: () => child.kill("SIGTERM") };
+  // Its own process group, killed whole: a writer blocked on the FIFO must not outlive the test.
+  const child = Bun.spawn(["timeout", "4", "bash", "-c", `sleep 1.5; echo FIFO-DATA-9c1 > "$0"`, path], { stdout: "ignore", stderr: "ignore", detached: true });
+  return {
+    stop: () => {
+      try {
+        process.kill(-child.pid, "SIGKILL");
+      } catch {
+        // Already gone.
+      }
+    },
+  };
 }
 
 beforeAll(() => {

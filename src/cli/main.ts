@@ -1,43 +1,37 @@
 #!/usr/bin/env bun
 import pkg from "../../package.json";
 import { HELP, parseCli } from "./args.ts";
-import { runHeadless } from "./run.ts";
-import { demoArgs } from "./demo.ts";
-import { doctor } from "./doctor.ts";
-import { printWire } from "./wire.ts";
-import { audit } from "./audit.ts";
-import { compare, evaluate } from "./eval.ts";
 import { UsageError } from "./usage-error.ts";
 
-/** The TUI is loaded only when used, so headless commands start without blessed. */
-async function runTui(...args: Parameters<typeof import("../tui/app.ts").runTui>): Promise<number> {
-  return (await import("../tui/app.ts")).runTui(...args);
-}
-
+/**
+ * Each command's module is loaded only when that command runs: the TUI does not pay for eval,
+ * and headless commands do not pay for blessed.
+ */
 export async function main(argv: string[]): Promise<number> {
   try {
     const args = parseCli(argv);
     if (args.help) return console.log(HELP), 0;
     if (args.version) return console.log(`glassbox ${pkg.version}`), 0;
-    if (args.demo && args.command === "run") return await runHeadless(demoArgs(args, true));
-    if (args.demo) return await runTui(args, { autoStart: true, prepare: () => demoArgs(args, false) });
+    if (args.demo) {
+      const { demoArgs } = await import("./demo.ts");
+      if (args.command === "run") return await (await import("./run.ts")).runHeadless(demoArgs(args, true));
+      return await (await import("../tui/app.ts")).runTui(args, { autoStart: true, prepare: () => demoArgs(args, false) });
+    }
     switch (args.command) {
       case "run":
-        return await runHeadless(args);
+        return await (await import("./run.ts")).runHeadless(args);
       case "doctor":
-        return await doctor(args);
+        return await (await import("./doctor.ts")).doctor(args);
       case "eval":
-        return await evaluate(args);
+        return await (await import("./eval.ts")).evaluate(args);
       case "compare":
-        return compare(args);
+        return (await import("./eval.ts")).compare(args);
       case "audit":
-        return audit(args);
+        return (await import("./audit.ts")).audit(args);
       case "wire":
-        return printWire(args);
+        return (await import("./wire.ts")).printWire(args);
       case "tui":
-        return await runTui(args);
-      default:
-        throw new UsageError(`glassbox ${args.command} is not in this build yet; see glassbox --help`);
+        return await (await import("../tui/app.ts")).runTui(args);
     }
   } catch (error) {
     if (error instanceof UsageError) {

@@ -40,6 +40,13 @@ export function readChunks(real: string, maxBytes: number, visit: (text: string)
   }
 }
 
+/** The `directory` argument of the tree tools: a folder inside the workspace (default: its root). */
+export function resolveFolder(workspace: Workspace, directory: string | undefined): ResolvedPath {
+  const folder = workspace.resolve(directory ?? ".", "directory");
+  if (!folder.stats?.isDirectory()) throw new Refusal(`Argument \`directory\`: \`${folder.relative}\` is not a folder in the workspace.`);
+  return folder;
+}
+
 /** Reads a whole small file as text; refuses a binary or an over-large one. */
 export function readSmallText(file: ResolvedPath, maxBytes: number, argument = "path"): string {
   requireRegularFile(file, argument);

@@ -1,6 +1,6 @@
 import { z } from "zod";
-import { defineTool, Refusal } from "./tool.ts";
-import { walk } from "./files.ts";
+import { defineTool } from "./tool.ts";
+import { resolveFolder, walk } from "./files.ts";
 
 const MAX_ENTRIES = 300;
 
@@ -15,8 +15,7 @@ export const listFiles = defineTool({
     .strict(),
   needsApproval: false,
   async plan(args, { workspace }) {
-    const folder = workspace.resolve(args.directory ?? ".", "directory");
-    if (!folder.stats?.isDirectory()) throw new Refusal(`Argument \`directory\`: \`${folder.relative}\` is not a folder in the workspace.`);
+    const folder = resolveFolder(workspace, args.directory);
     return {
       target: folder.relative,
       async execute() {

@@ -1,6 +1,6 @@
 import { z } from "zod";
-import { defineTool, Refusal } from "./tool.ts";
-import { readChunks, walk } from "./files.ts";
+import { defineTool } from "./tool.ts";
+import { readChunks, resolveFolder, walk } from "./files.ts";
 
 const MAX_MATCHES = 50;
 const MAX_FILE_BYTES = 1024 * 1024;
@@ -19,8 +19,7 @@ export const searchText = defineTool({
     .strict(),
   needsApproval: false,
   async plan(args, { workspace }) {
-    const folder = workspace.resolve(args.directory ?? ".", "directory");
-    if (!folder.stats?.isDirectory()) throw new Refusal(`Argument \`directory\`: \`${folder.relative}\` is not a folder in the workspace.`);
+    const folder = resolveFolder(workspace, args.directory);
     return {
       target: folder.relative,
       async execute() {

@@ -4,8 +4,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { LlamaCppModel } from "../../src/model/llamacpp.ts";
 import { ModelOptionsSchema } from "../../src/model/options.ts";
-import { ReplyBuilder } from "../../src/core/reply.ts";
-import { ModelError, type ModelDelta, type ModelRequest } from "../../src/model/types.ts";
+import { ModelError, type ModelRequest } from "../../src/model/types.ts";
+import { assembled, collect as collectFrom } from "../helpers/model.ts";
 import { WireLog, readWireLog } from "../../src/trace/wire-log.ts";
 import { llamaCppCapture, readFixture, startFakeServer, type Scene } from "../helpers/fake-server.ts";
 
@@ -23,26 +23,13 @@ function request(overrides: Partial<ModelRequest> = {}): ModelRequest {
   };
 }
 
-async function collect(model: LlamaCppModel, req = request()): Promise<{ deltas: ModelDelta[]; error: Error | null }> {
-  const deltas: ModelDelta[] = [];
-  try {
-    for await (const delta of model.reply(req)) deltas.push(delta);
-    return { deltas, error: null };
-  } catch (error) {
-    return { deltas, error: error as Error };
-  }
-}
+const collect = (model: LlamaCppModel, req = request()) => collectFrom(model, req);
 
 function serving(scene: Scene | ((n: number) => Scene)) {
   let n = 0;
   return startFakeServer(() => (typeof scene === "function" ? scene(n++) : scene));
 }
 
-function assembled(deltas: ModelDelta[]) {
-  const builder = new ReplyBuilder();
-  for (const delta of deltas) builder.add(delta);
-  return builder.result(1);
-}
 
 describe("llama.cpp adapter against real captures", () => {
   test("a text stream arrives token by token and ends with its finish reason", async () => {

@@ -1,8 +1,8 @@
 import { expect, test, describe } from "bun:test";
 import { OllamaModel } from "../../src/model/ollama.ts";
 import { ModelOptionsSchema } from "../../src/model/options.ts";
-import { ReplyBuilder } from "../../src/core/reply.ts";
-import { ModelError, type ModelDelta, type ModelRequest } from "../../src/model/types.ts";
+import { ModelError, type ModelRequest } from "../../src/model/types.ts";
+import { assembled, collect as collectFrom } from "../helpers/model.ts";
 import { ollamaExample, readFixture, startFakeServer, type Scene } from "../helpers/fake-server.ts";
 
 const options = (extra: Record<string, unknown> = {}) => ModelOptionsSchema.parse({ idle_timeout_seconds: 1, ...extra });
@@ -21,21 +21,8 @@ function request(overrides: Partial<ModelRequest> = {}): ModelRequest {
   };
 }
 
-async function collect(model: OllamaModel, req = request()): Promise<{ deltas: ModelDelta[]; error: Error | null }> {
-  const deltas: ModelDelta[] = [];
-  try {
-    for await (const delta of model.reply(req)) deltas.push(delta);
-    return { deltas, error: null };
-  } catch (error) {
-    return { deltas, error: error as Error };
-  }
-}
+const collect = (model: OllamaModel, req = request()) => collectFrom(model, req);
 
-function assembled(deltas: ModelDelta[]) {
-  const builder = new ReplyBuilder();
-  for (const delta of deltas) builder.add(delta);
-  return builder.result(1);
-}
 
 const model = (url: string, extra: Record<string, unknown> = {}) => new OllamaModel("ollama:qwen2.5:1.5b", "qwen2.5:1.5b", url, options(extra));
 const serve = (scene: Scene) => startFakeServer(() => scene);

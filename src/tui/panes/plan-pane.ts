@@ -1,4 +1,5 @@
-import { blessed, updateContent, type Widgets } from "../blessed.ts";
+import { updateContent, type Widgets } from "../blessed.ts";
+import { Pane } from "./pane.ts";
 import { safeTagged } from "../sanitize.ts";
 import { paint } from "../theme.ts";
 import type { Rect } from "../layout.ts";
@@ -7,19 +8,15 @@ const MARK = { pending: "[ ]", in_progress: "[~]", done: "[x]" } as const;
 const COLOR = { pending: "white", in_progress: "yellow", done: "green" } as const;
 
 /** The model's plan: the todo list it keeps with update_todo, state rather than conversation. */
-export class PlanPane {
-  readonly box: Widgets.BoxElement;
+export class PlanPane extends Pane {
 
   constructor(parent: Widgets.Screen, rect: Rect) {
-    this.box = blessed.box({ parent, ...rect, border: "line", label: " plan ", tags: true, wrap: false, style: { border: { fg: "gray" } } });
+    super(parent, rect, "plan");
   }
 
-  place(rect: Rect): void {
-    Object.assign(this.box, { left: rect.left, top: rect.top, width: rect.width, height: rect.height });
-  }
 
   draw(items: ReadonlyArray<{ text: string; status: string }>): void {
-    const width = Math.max(4, (this.box.width as number) - 6);
+    const width = Math.max(4, this.innerWidth() - 4);
     updateContent(
       this.box,
       items.length

@@ -1,4 +1,5 @@
-import { blessed, updateContent, type Widgets } from "../blessed.ts";
+import { updateContent, type Widgets } from "../blessed.ts";
+import { Pane } from "./pane.ts";
 import { escapeTags } from "../sanitize.ts";
 import { TranscriptBuffer } from "../transcript-buffer.ts";
 import { VOICE_STYLE } from "../theme.ts";
@@ -8,18 +9,17 @@ import type { Rect } from "../layout.ts";
  * The conversation as it streams. The widget only ever holds the visible rows (the buffer
  * sanitizes everything on the way in), so a frame costs the same at any transcript length.
  */
-export class TranscriptPane {
-  readonly box: Widgets.BoxElement;
+export class TranscriptPane extends Pane {
   readonly buffer: TranscriptBuffer;
   private label = " transcript ";
 
   constructor(parent: Widgets.Screen, rect: Rect) {
-    this.box = blessed.box({ parent, ...rect, border: "line", label: " transcript ", tags: true, wrap: false, style: { border: { fg: "gray" }, focus: { border: { fg: "cyan" } } } });
+    super(parent, rect, "transcript", true);
     this.buffer = new TranscriptBuffer(this.innerWidth());
   }
 
-  place(rect: Rect): void {
-    Object.assign(this.box, { left: rect.left, top: rect.top, width: rect.width, height: rect.height });
+  override place(rect: Rect): void {
+    super.place(rect);
     this.buffer.resize(this.innerWidth());
   }
 
@@ -47,13 +47,5 @@ export class TranscriptPane {
     const where = this.buffer.follow ? "" : ` ${top + 1}/${total} (End follows) `;
     const label = ` transcript${where ? " ·" + where : " "}`;
     if (label !== this.label) this.box.setLabel((this.label = label));
-  }
-
-  private innerWidth(): number {
-    return Math.max(1, (this.box.width as number) - 2);
-  }
-
-  private innerHeight(): number {
-    return Math.max(1, (this.box.height as number) - 2);
   }
 }

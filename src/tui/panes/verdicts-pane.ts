@@ -1,5 +1,6 @@
 import type { EventOf } from "../../core/events.ts";
-import { blessed, updateContent, type Widgets } from "../blessed.ts";
+import { updateContent, type Widgets } from "../blessed.ts";
+import { Pane } from "./pane.ts";
 import { safeTagged } from "../sanitize.ts";
 import { DECISION_COLOR, paint } from "../theme.ts";
 import type { Rect } from "../layout.ts";
@@ -7,22 +8,18 @@ import type { Rect } from "../layout.ts";
 const KEPT = 500;
 
 /** One line per tool call: step, tool, short arguments, the decision in its colour, the reason. */
-export class VerdictsPane {
-  readonly box: Widgets.BoxElement;
+export class VerdictsPane extends Pane {
   private lines: string[] = [];
   private offset = 0;
 
   constructor(parent: Widgets.Screen, rect: Rect) {
-    this.box = blessed.box({ parent, ...rect, border: "line", label: " tool verdicts ", tags: true, wrap: false, style: { border: { fg: "gray" }, focus: { border: { fg: "cyan" } } } });
+    super(parent, rect, "tool verdicts", true);
   }
 
-  place(rect: Rect): void {
-    Object.assign(this.box, { left: rect.left, top: rect.top, width: rect.width, height: rect.height });
-  }
 
   add(call: EventOf<"tool_call">): void {
     // The decision must stay on screen: the arguments get at most what the pane's width leaves.
-    const room = (this.box.width as number) - 2 - `${call.step} ${call.tool}  ${call.decision}`.length;
+    const room = this.innerWidth() - `${call.step} ${call.tool}  ${call.decision}`.length;
     const args = shorten(call.arguments.replace(/\s+/g, " "), Math.max(8, Math.min(40, room)));
     const reason = call.reason ? ` ${shorten(call.reason, 200)}` : "";
     this.push(`${call.step} ${safeTagged(call.tool)} ${safeTagged(args)} ${paint(DECISION_COLOR[call.decision], call.decision)}${safeTagged(reason)}`);
@@ -38,7 +35,7 @@ export class VerdictsPane {
   }
 
   draw(): void {
-    const height = Math.max(1, (this.box.height as number) - 2);
+    const height = this.innerHeight();
     const end = this.lines.length - this.offset;
     updateContent(this.box, this.lines.slice(Math.max(0, end - height), end).join("\n"));
   }

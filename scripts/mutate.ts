@@ -334,6 +334,12 @@ export const MUTANTS: Mutant[] = [
     replace: "return Math.min(1, tail);",
   },
   {
+    name: "a write follows a path swapped during approval",
+    file: "src/tools/write_file.ts",
+    find: "if (now.real !== planned.real) throw",
+    replace: "if (false) throw",
+  },
+  {
     name: "unknown config keys accepted",
     file: "src/cli/config.ts",
     find: "    deny: z.array(z.string()).default([]),\n  })\n  .strict()",

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { defineTool, Refusal, type Tool } from "./tool.ts";
 import { numbered, readSmallText } from "./files.ts";
-import { writeWhole } from "./write_file.ts";
+import { stillResolvesTo, writeWhole } from "./write_file.ts";
 import { syntaxProblem } from "./syntax.ts";
 import type { Checks } from "./checks.ts";
 
@@ -45,8 +45,9 @@ export function makeEditFile(editChecks: Checks = {}): Tool {
       target: file.relative,
       change: { path: file.relative, before, after },
       async execute() {
+        stillResolvesTo(workspace, args.path, file);
         // Approval can take a while: if the file changed meanwhile, the edit would undo that change.
-        if (readSmallText(workspace.resolve(args.path), MAX_EDIT_BYTES) !== before) {
+        if (readSmallText(file, MAX_EDIT_BYTES) !== before) {
           throw new Refusal(`Argument \`path\`: \`${file.relative}\` changed while the edit waited for approval; read it again and redo the edit.`);
         }
         writeWhole(file, after);

@@ -25,8 +25,11 @@ export const searchText = defineTool({
       async execute() {
         const matches: string[] = [];
         let more = 0;
+        // A file reached through a link inside the workspace is the same file: searched once.
+        const searched = new Set<string>();
         for (const { file } of walk(workspace, folder)) {
-          if (!file.stats!.isFile() || file.stats!.size > MAX_FILE_BYTES) continue;
+          if (!file.stats!.isFile() || file.stats!.size > MAX_FILE_BYTES || searched.has(file.real)) continue;
+          searched.add(file.real);
           let line = 1;
           let rest = "";
           const scan = (text: string) => {

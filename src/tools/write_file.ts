@@ -3,7 +3,16 @@ import { mkdirSync, renameSync, writeFileSync } from "node:fs";
 import { dirname, join, basename } from "node:path";
 import { defineTool, Refusal } from "./tool.ts";
 import { readSmallText } from "./files.ts";
-import type { ResolvedPath } from "./workspace.ts";
+import type { ResolvedPath, Workspace } from "./workspace.ts";
+
+/**
+ * Resolves the path again right before writing: approval can take minutes, and a folder swapped
+ * for a link meanwhile must not carry the write somewhere preflight never checked.
+ */
+export function stillResolvesTo(workspace: Workspace, path: string, planned: ResolvedPath): void {
+  const now = workspace.resolve(path);
+  if (now.real !== planned.real) throw new Refusal(`Argument \`path\`: where \`${planned.relative}\` leads changed while the call waited for approval; make the call again.`);
+}
 
 /** Writes through a temporary file and a rename, so a crash never leaves half a file. */
 export function writeWhole(file: ResolvedPath, content: string): void {
@@ -44,6 +53,7 @@ export const writeFile = defineTool({
       target: file.relative,
       change: { path: file.relative, before: currentText(file), after: args.content },
       async execute() {
+        stillResolvesTo(workspace, args.path, file);
         writeWhole(file, args.content);
         return `${file.stats ? "Replaced" : "Created"} ${file.relative} (${args.content.length} characters).`;
       },

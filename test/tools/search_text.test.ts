@@ -136,3 +136,11 @@ describe("bounds", () => {
     expect(await runTool(searchText, { text: "tail-needle-55" }, ws.root)).toBe("tail.txt:2: two tail-needle-55");
   });
 });
+
+test("a file reached through a link inside the workspace is searched once", async () => {
+  const ws2 = makeWorkspace();
+  writeFileSync(join(ws2.root, "once.txt"), "needle-5d1\n");
+  symlinkSync("once.txt", join(ws2.root, "twice.txt"));
+  const text = await runTool(searchText, { text: "needle-5d1" }, ws2.root);
+  expect(text.split("\n")).toEqual(["once.txt:1: needle-5d1"]);
+});

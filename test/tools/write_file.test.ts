@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { makeWorkspace } from "../helpers/workspace.ts";
 import { call, runScripted } from "../helpers/run.ts";
@@ -141,4 +141,43 @@ test("through the loop: a denied write tells the model so, and the file is untou
   expect(toolMessage.content).toStartWith("Denied: ");
   expect(toolMessage.content).toContain("src/version.ts");
   expect(read(ws.root, "src/version.ts")).toBe(before);
+});
+
+describe("a path that changes while the approval waits", () => {
+  for (const tool of ["write_file", "edit_file"] as const) {
+    test(`${tool}: a folder swapped for a link to outside during approval is refused, nothing written outside`, async () => {
+      const ws = makeWorkspace();
+      mkdirSync(join(ws.root, "docs"));
+      writeFileSync(join(ws.root, "docs", "a.txt"), "old text\n");
+      const outside = join(ws.outside, "elsewhere");
+      mkdirSync(outside);
+      writeFileSync(join(outside, "a.txt"), "old text\n");
+      // The person "takes a while": meanwhile something replaces docs/ with a link leading out.
+      const approver = async () => {
+        renameSync(join(ws.root, "docs"), join(ws.root, "docs-moved"));
+        symlinkSync(outside, join(ws.root, "docs"));
+        return "yes" as const;
+      };
+      const args = tool === "write_file" ? { path: "docs/a.txt", content: "new text\n" } : { path: "docs/a.txt", old: "old", new: "new" };
+      const verdict = await gate(ws.root, { approver }).call(tool, args);
+      expectRefused(verdict, ws, "`path`");
+      expect(readFileSync(join(outside, "a.txt"), "utf8")).toBe("old text\n");
+    });
+  }
+});
+
+test("a folder swapped for a link to another folder inside is refused too: the write would land on a file nobody approved", async () => {
+  const ws = makeWorkspace();
+  mkdirSync(join(ws.root, "docs"));
+  writeFileSync(join(ws.root, "docs", "a.txt"), "approved target\n");
+  mkdirSync(join(ws.root, "other"));
+  writeFileSync(join(ws.root, "other", "a.txt"), "never approved\n");
+  const approver = async () => {
+    renameSync(join(ws.root, "docs"), join(ws.root, "docs-moved"));
+    symlinkSync("other", join(ws.root, "docs"));
+    return "yes" as const;
+  };
+  const verdict = await gate(ws.root, { approver }).call("write_file", { path: "docs/a.txt", content: "new\n" });
+  expectRefused(verdict, ws, "`path`", /changed while the call waited for approval/);
+  expect(readFileSync(join(ws.root, "other", "a.txt"), "utf8")).toBe("never approved\n");
 });

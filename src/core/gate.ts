@@ -1,3 +1,9 @@
+/** Whether `finish` may pass the gate, and why (a `gate` event). */
+export interface GateDecision {
+  allowed: boolean;
+  reason: string;
+}
+
 /**
  * The verification gate: with a `verify` check configured, `finish` is accepted only once that
  * check has passed after the last successful edit (or, with no edit at all, once it has passed).
@@ -18,7 +24,7 @@ export class VerifyGate {
     else this.sequence++;
   }
 
-  decide(): { allowed: boolean; reason: string } {
+  decide(): GateDecision {
     if (this.lastPass > this.lastEdit) return { allowed: true, reason: `the ${this.check} check passed after the last edit` };
     const when = this.lastEdit ? "after your last edit" : "first";
     return {

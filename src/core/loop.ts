@@ -6,7 +6,8 @@ import { argumentsText } from "./messages.ts";
 import { canonicalJson, decodeArguments } from "./canonical.ts";
 import { elide, modelView, SUMMARY_REQUEST, summaryRange, transcriptChars, type Summary } from "./context.ts";
 import { DEFAULT_BUDGET_WARNING, DEFAULT_CONTEXT_POLICY, DEFAULT_STALL_RULES, type BudgetWarning, type ContextPolicy, type StallRules } from "./discipline.ts";
-import { Supervisor } from "./supervisor.ts";
+import { Supervisor, type Said } from "./supervisor.ts";
+import type { GateDecision } from "./gate.ts";
 import { ReplyBuilder, type AssembledReply } from "./reply.ts";
 import type { Checkpoint, Verdict } from "./checkpoint.ts";
 import { ModelError, type ModelClient } from "../model/types.ts";
@@ -44,6 +45,9 @@ interface Stop {
   reason: string;
   answer?: string;
 }
+
+/** A call's answer, and what it means for the run: a stop, or the gate's decision on a finish. */
+type CallOutcome = Verdict & { stop?: Stop; gate?: GateDecision };
 
 const USER_STOP: Stop = { status: "interrupted", reason: "the user stopped the run" };
 
@@ -203,7 +207,7 @@ export async function* runAgent(input: RunInput): AsyncGenerator<AgentEvent> {
     const oversized = reply.tool_calls.length > limits.max_calls_per_reply;
     for (const call of reply.tool_calls) {
       const key = call.name + "\u0000" + canonicalJson(decodeArguments(call.arguments));
-      const verdict: Verdict & { stop?: Stop; gate?: { allowed: boolean; reason: string } } = stop
+      const verdict: CallOutcome = stop
         ? afterStop(stop)
         : await handleCall(call, key, oversized, reply.tool_calls.length);
       if (verdict.gate) yield { kind: "gate", ...verdict.gate };
@@ -230,7 +234,7 @@ export async function* runAgent(input: RunInput): AsyncGenerator<AgentEvent> {
     if (notes.length) record.push({ role: "user", content: `[glassbox] ${notes.join("\n")}` });
   }
 
-  function* say(said: { events: AgentEvent[]; notes: string[] }, notes: string[]): Generator<AgentEvent> {
+  function* say(said: Said, notes: string[]): Generator<AgentEvent> {
     notes.push(...said.notes);
     yield* said.events;
   }
@@ -297,7 +301,7 @@ export async function* runAgent(input: RunInput): AsyncGenerator<AgentEvent> {
     return { status: "model_error", reason: error instanceof Error ? error.message : String(error) };
   }
 
-  async function handleCall(call: ToolCallRequest, key: string, oversized: boolean, batch: number): Promise<Verdict & { stop?: Stop; gate?: { allowed: boolean; reason: string } }> {
+  async function handleCall(call: ToolCallRequest, key: string, oversized: boolean, batch: number): Promise<CallOutcome> {
     if (calls >= limits.max_tool_calls) {
       return stopped({ status: "call_limit", reason: `${calls} tool calls made, the most allowed (max_tool_calls)` });
     }

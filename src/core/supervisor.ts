@@ -2,7 +2,7 @@ import type { AgentEvent } from "./events.ts";
 import type { Limits } from "./limits.ts";
 import type { BudgetWarning, StallRules } from "./discipline.ts";
 import { StallDetector } from "./stall.ts";
-import { VerifyGate } from "./gate.ts";
+import { VerifyGate, type GateDecision } from "./gate.ts";
 import type { Verdict } from "./checkpoint.ts";
 import type { TodoItem } from "../tools/tool.ts";
 
@@ -40,7 +40,7 @@ export class Supervisor {
   }
 
   /** Before `finish` reaches the checkpoint: null when no gate is configured. */
-  checkFinish(): { allowed: boolean; reason: string } | null {
+  checkFinish(): GateDecision | null {
     return this.gate?.decide() ?? null;
   }
 

@@ -13,7 +13,6 @@ const LockSchema = z
   .strict();
 
 export type Lock = z.infer<typeof LockSchema>;
-export type LockedLayer = Lock["layers"][number];
 
 export type Finding =
   | { kind: "ADDED"; name: string; origin: LayerOrigin; digest: string }

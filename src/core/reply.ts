@@ -55,6 +55,7 @@ export class ReplyBuilder {
     }
   }
 
+  /** The reply put together. Call it once: the builder hands its text over and keeps none. */
   result(step: number): AssembledReply {
     const ordered = [...this.calls.entries()].sort(([a], [b]) => a - b);
     // Every tool message names its call by id: a missing or repeated id would make them ambiguous.
@@ -66,8 +67,8 @@ export class ReplyBuilder {
       return chosen;
     };
     return {
-      content: this.content.text(),
-      thinking: this.thinking.text(),
+      content: this.content.take(),
+      thinking: this.thinking.take(),
       tool_calls: ordered.map(([index, call]) => ({
         id: uniqueId(call.id, index),
         name: call.name ?? "",
@@ -91,10 +92,12 @@ class TextPieces {
     if (this.pieces.length >= 1024) this.seal();
   }
 
-  text(): string {
+  /** Hands the whole text over and lets go of it: a finished reply stays alive only while its taker holds it. */
+  take(): string {
     this.seal();
-    if (this.chunks.length > 1) this.chunks = [this.chunks.join("")];
-    return this.chunks[0] ?? "";
+    const text = this.chunks.join("");
+    this.chunks = [];
+    return text;
   }
 
   private seal(): void {

@@ -1,0 +1,28 @@
+import { expect, test } from "bun:test";
+import { ReplyBuilder } from "../../src/core/reply.ts";
+
+test("a reply streamed in thousands of pieces comes back whole, with its tool calls in order", () => {
+  const builder = new ReplyBuilder();
+  for (let i = 0; i < 3000; i++) builder.add({ type: "text", text: `${i % 10}` });
+  builder.add({ type: "thinking", text: "plan" });
+  builder.add({ type: "tool_call", index: 1, id: "b", name: "read_file", arguments: '{"path":' });
+  builder.add({ type: "tool_call", index: 0, id: "a", name: "list_files", arguments: {} });
+  builder.add({ type: "tool_call", index: 1, arguments: '"x"}' });
+  builder.add({ type: "done", finish_reason: "tool_calls" });
+  const reply = builder.result(1);
+  expect(reply.content).toBe("0123456789".repeat(300));
+  expect(reply.thinking).toBe("plan");
+  expect(reply.tool_calls).toEqual([
+    { id: "a", name: "list_files", arguments: {} },
+    { id: "b", name: "read_file", arguments: '{"path":"x"}' },
+  ]);
+  expect(reply.finish_reason).toBe("tool_calls");
+});
+
+test("the builder hands its text over and keeps none, so a finished reply lives only where it was taken", () => {
+  const builder = new ReplyBuilder();
+  for (let i = 0; i < 2000; i++) builder.add({ type: "text", text: "word " });
+  expect(builder.result(1).content.length).toBe(10_000);
+  // A builder held by a finished stream (the wire log's) must not keep a second copy alive.
+  expect(builder.result(1).content).toBe("");
+});

@@ -2,10 +2,25 @@ import { sanitize } from "./sanitize.ts";
 
 /** How a piece of the transcript is drawn; the pane maps each to colours. */
 export type Voice = "user" | "assistant" | "thinking" | "tool" | "result" | "notice";
+const VOICES: readonly Voice[] = ["user", "assistant", "thinking", "tool", "result", "notice"];
 
 export interface Row {
   text: string;
   voice: Voice;
+}
+
+/** Rows packed per block: one string and three small arrays instead of a string and an object a row. */
+const BLOCK_ROWS = 512;
+/** A joint as a byte: 0 starts a line, then " " and "". */
+const JOINTS: ReadonlyArray<Joint | null> = [null, " ", ""];
+
+interface Block {
+  /** The rows' text, back to back. */
+  text: string;
+  /** Where each row ends in `text`. */
+  ends: Uint32Array;
+  voices: Uint8Array;
+  joints: Uint8Array;
 }
 
 /**
@@ -14,19 +29,15 @@ export interface Row {
  * visible window is a slice, so drawing costs only what fits on screen. Rows beyond `maxRows`
  * are dropped from the top: the run's log keeps everything.
  *
- * Memory stays proportional to the rows kept: the text is held once, in the rows, as flat
- * strings (appending token after token to a kept string would keep every token as a separate
- * rope node: about 70 MB per million tokens). What re-wrapping on resize needs besides the rows
- * is one joint per row.
+ * Memory stays proportional to the text kept, with a few bytes a row: finished rows are packed
+ * into blocks of BLOCK_ROWS (one flat string each, plus where each row ends, its voice and its
+ * joint), and only the newest rows are objects. Appending token after token to a kept string
+ * would keep every token as a separate rope node (about 70 MB per million tokens); a string and
+ * an object a row cost about 80 bytes a row on top of the text, and ten thousand cells for the
+ * garbage collector to walk.
  */
 export class TranscriptBuffer {
-  private rows: Row[] = [];
-  /**
-   * How each row continues the one above: null when it starts a line, " " when wrapping dropped
-   * a space between them, "" when it broke a word. Beside the rows, not in them, so a row stays
-   * { text, voice }.
-   */
-  private joints: Array<Joint | null> = [];
+  private store = emptyStore();
   private open = false;
   private top = 0;
   follow = true;
@@ -34,18 +45,18 @@ export class TranscriptBuffer {
 
   constructor(
     private width: number,
-    private readonly maxRows = 50_000,
+    private readonly maxRows = 20_000,
   ) {}
 
   get length(): number {
-    return this.rows.length;
+    return rowCount(this.store);
   }
 
   /** Appends untrusted text in a voice; a new voice starts a new line. */
   append(text: string, voice: Voice): void {
     const lines = sanitize(text).split("\n");
     for (let index = 0; index < lines.length; index++) {
-      const last = this.rows.at(-1);
+      const last = this.store.tail.at(-1);
       if (index === 0 && this.open && last && last.voice === voice) this.extendLastRow(lines[index]!, voice);
       else this.push(lines[index]!, voice, null);
       this.open = index === lines.length - 1;
@@ -68,65 +79,133 @@ export class TranscriptBuffer {
   resize(width: number): void {
     if (width === this.width) return;
     this.width = width;
-    const rows = this.rows;
-    const joints = this.joints;
-    this.rows = [];
-    this.joints = [];
-    for (let start = 0; start < rows.length; ) {
+    const old = this.store;
+    const total = rowCount(old);
+    this.store = emptyStore();
+    for (let start = 0; start < total; ) {
       // A line is its first row and every row that continues it (the first kept row starts one).
       let end = start + 1;
-      while (end < rows.length && joints[end] != null) end++;
-      let text = rows[start]!.text;
-      for (let i = start + 1; i < end; i++) text += joints[i]! + rows[i]!.text;
-      this.push(text, rows[start]!.voice, null);
+      while (end < total && readJoint(old, end) != null) end++;
+      const first = readRow(old, start);
+      let text = first.text;
+      for (let i = start + 1; i < end; i++) text += readJoint(old, i)! + readRow(old, i).text;
+      this.push(text, first.voice, null);
       start = end;
     }
   }
 
   /** The rows to draw in a pane `height` rows tall. */
   visible(height: number): Row[] {
-    if (this.follow) this.top = Math.max(0, this.rows.length - height);
-    return this.rows.slice(this.top, this.top + height);
+    const total = this.length;
+    if (this.follow) this.top = Math.max(0, total - height);
+    const rows: Row[] = [];
+    for (let i = this.top; i < Math.min(total, this.top + height); i++) rows.push(readRow(this.store, i));
+    return rows;
   }
 
   scroll(delta: number, height: number): void {
-    const bottom = Math.max(0, this.rows.length - height);
+    const bottom = Math.max(0, this.length - height);
     this.top = Math.min(bottom, Math.max(0, (this.follow ? bottom : this.top) + delta));
     // Back at the bottom: stick to it again.
     this.follow = this.top >= bottom;
   }
 
   scrollTo(where: "top" | "bottom", height: number): void {
-    this.top = where === "top" ? 0 : Math.max(0, this.rows.length - height);
-    this.follow = where === "bottom" || this.rows.length <= height;
+    this.top = where === "top" ? 0 : Math.max(0, this.length - height);
+    this.follow = where === "bottom" || this.length <= height;
   }
 
   position(): { top: number; total: number } {
-    return { top: this.top, total: this.rows.length };
+    return { top: this.top, total: this.length };
   }
 
   /** Wraps `text` and adds its rows; the first continues the row above by `joint`. */
   private push(text: string, voice: Voice, joint: Joint | null): void {
     const joints: Joint[] = [];
     const rows = wrap(text, this.width, voice, joints);
-    this.rows.push(...rows);
-    this.joints.push(joint, ...joints);
+    const { tail, tailJoints } = this.store;
+    tail.push(...rows);
+    tailJoints.push(joint, ...joints);
+    // Pack all but the last row, which streaming may still extend.
+    while (tail.length > BLOCK_ROWS) this.store.blocks.push(pack(tail.splice(0, BLOCK_ROWS), tailJoints.splice(0, BLOCK_ROWS)));
   }
 
   private extendLastRow(text: string, voice: Voice): void {
-    const last = this.rows.pop()!;
-    const joint = this.joints.pop()!;
+    const last = this.store.tail.pop()!;
+    const joint = this.store.tailJoints.pop()!;
     this.push(last.text + text, voice, joint);
   }
 
   private trim(): void {
-    const over = this.rows.length - this.maxRows;
+    let over = this.length - this.maxRows;
     if (over <= 0) return;
-    this.rows.splice(0, over);
-    this.joints.splice(0, over);
     this.dropped += over;
     this.top = Math.max(0, this.top - over);
+    const store = this.store;
+    while (over > 0 && store.blocks.length) {
+      const take = Math.min(over, BLOCK_ROWS - store.head);
+      store.head += take;
+      over -= take;
+      if (store.head === BLOCK_ROWS) {
+        store.blocks.shift();
+        store.head = 0;
+      }
+    }
+    store.tail.splice(0, over);
+    store.tailJoints.splice(0, over);
   }
+}
+
+/** The rows kept: packed blocks, then the newest rows as objects. */
+interface Store {
+  blocks: Block[];
+  /** Rows of the first block already dropped from the top. */
+  head: number;
+  /** The newest rows, not yet packed; the last one is the one streaming text extends. */
+  tail: Row[];
+  /**
+   * How each tail row continues the one above: null when it starts a line, " " when wrapping
+   * dropped a space between them, "" when it broke a word.
+   */
+  tailJoints: Array<Joint | null>;
+}
+
+function emptyStore(): Store {
+  return { blocks: [], head: 0, tail: [], tailJoints: [] };
+}
+
+function rowCount(store: Store): number {
+  return store.blocks.length * BLOCK_ROWS - store.head + store.tail.length;
+}
+
+function pack(rows: Row[], joints: Array<Joint | null>): Block {
+  const ends = new Uint32Array(rows.length);
+  const voices = new Uint8Array(rows.length);
+  const jointCodes = new Uint8Array(rows.length);
+  let end = 0;
+  rows.forEach((row, i) => {
+    end += row.text.length;
+    ends[i] = end;
+    voices[i] = VOICES.indexOf(row.voice);
+    jointCodes[i] = JOINTS.indexOf(joints[i]!);
+  });
+  return { text: rows.map((row) => row.text).join(""), ends, voices, joints: jointCodes };
+}
+
+/** Row `index` of the kept rows (0 is the oldest kept). */
+function readRow(store: Store, index: number): Row {
+  const at = index + store.head;
+  const block = store.blocks[Math.floor(at / BLOCK_ROWS)];
+  if (!block) return store.tail[at - store.blocks.length * BLOCK_ROWS]!;
+  const i = at % BLOCK_ROWS;
+  return { text: block.text.slice(i === 0 ? 0 : block.ends[i - 1], block.ends[i]), voice: VOICES[block.voices[i]!]! };
+}
+
+function readJoint(store: Store, index: number): Joint | null {
+  const at = index + store.head;
+  const block = store.blocks[Math.floor(at / BLOCK_ROWS)];
+  if (!block) return store.tailJoints[at - store.blocks.length * BLOCK_ROWS]!;
+  return JOINTS[block.joints[at % BLOCK_ROWS]!]!;
 }
 
 /** What wrapping took out between two rows of one line: a space, or nothing (a broken word). */

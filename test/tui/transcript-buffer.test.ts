@@ -89,16 +89,53 @@ test("wrap reports what it took out between rows, so the rows join back into the
   }
 });
 
-test("a million streamed tokens keep about one copy of the text kept in rows, not one object per token", () => {
+test("rows packed into blocks read back, re-wrap and drop exactly as the whole lines would wrap", () => {
+  const voices = ["user", "assistant", "thinking", "tool", "result", "notice"] as const;
+  const lines = Array.from({ length: 900 }, (_, i) => ({
+    text: `line ${i}: ` + "word ".repeat(i % 7) + "x".repeat(i % 13) + (i % 5 === 0 ? " 日本語" : ""),
+    voice: voices[i % voices.length]!,
+  }));
+  const expected = (width: number) => lines.flatMap((line) => wrap(line.text, width, line.voice));
+  const all = (buffer: TranscriptBuffer) => {
+    buffer.scrollTo("top", buffer.length);
+    return buffer.visible(buffer.length);
+  };
+  const fill = (buffer: TranscriptBuffer) => {
+    for (const [i, line] of lines.entries()) {
+      // Every other line streams in pieces, so the last row is extended while blocks seal behind it.
+      if (i % 2) buffer.line(line.text, line.voice);
+      else {
+        for (const piece of line.text.match(/.{1,3}/gsu)!) buffer.append(piece, line.voice);
+        buffer.newline();
+      }
+    }
+  };
+  const buffer = new TranscriptBuffer(10);
+  fill(buffer);
+  expect(buffer.length).toBeGreaterThan(1500); // several blocks of 512 rows
+  expect(all(buffer)).toEqual(expected(10));
+  buffer.resize(17);
+  expect(all(buffer)).toEqual(expected(17));
+
+  const capped = new TranscriptBuffer(10, 1000);
+  fill(capped);
+  const rows = expected(10);
+  expect(capped.length).toBe(1000);
+  expect(capped.dropped).toBe(rows.length - 1000);
+  expect(all(capped)).toEqual(rows.slice(-1000));
+});
+
+test("a million streamed tokens keep about one copy of the text in rows, not an object a row or a token", () => {
   const { heapStats } = require("bun:jsc") as typeof import("bun:jsc");
   Bun.gc(true);
   const before = heapStats().heapSize;
-  const buffer = new TranscriptBuffer(97);
+  const buffer = new TranscriptBuffer(97, 50_000);
   const words = ["the", "cat", "sat", "on", "a", "mat", "and", "then"];
   for (let i = 0; i < 1_000_000; i++) buffer.append(words[i % 8] + (i % 24 === 23 ? "\n" : " "), "assistant");
   Bun.gc(true);
   const grown = heapStats().heapSize - before;
   expect(buffer.length).toBe(41_667); // (also keeps the buffer alive until measured)
-  // ~3.9 MB of text in ~42,000 rows; appended strings kept as pieces took about 75 MB.
-  expect(grown).toBeLessThan(20e6);
+  // ~4.0 MB of text in ~42,000 rows. A string and an object a row took 7.4 MB; appended strings
+  // kept as pieces took about 75 MB.
+  expect(grown).toBeLessThan(5.5e6);
 });

@@ -284,7 +284,9 @@ async function waitForStop(workspace: string, timeoutMs: number): Promise<{ stat
     for (const name of fs.readdirSync(runs)) {
       const text = fs.readFileSync(path.join(runs, name), "utf8");
       const at = text.lastIndexOf('{"kind":"stop"');
-      if (at >= 0) return { ...JSON.parse(text.slice(at, text.indexOf("\n", at))), at: Date.now() };
+      const end = text.indexOf("\n", at);
+      // The line may still be half-written: only a whole line counts.
+      if (at >= 0 && end >= 0) return { ...JSON.parse(text.slice(at, end)), at: Date.now() };
     }
   }
   throw new Error(`the run did not stop within ${timeoutMs} ms`);

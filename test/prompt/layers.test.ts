@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { assemble, assembleMarked, builtinLayers, collectLayers, LayerError, makeLayer } from "../../src/prompt/layers.ts";
+import { assemble, assembleMarked, builtinLayers, byName, collectLayers, LayerError, makeLayer } from "../../src/prompt/layers.ts";
 import { tempFolder } from "../helpers/workspace.ts";
 
 /** A workspace with the given files (path → text). */
@@ -26,6 +26,13 @@ describe("layer order", () => {
     ["files that are not .md are ignored", { "prompts/notes.txt": "n", "prompts/readme": "r" }, ["00-base:builtin"]],
   ] as Array<[string, Record<string, string>, string[]]>)("%s", (_name, files, expected) => {
     expect(names(workspaceWith(files))).toEqual(expected);
+  });
+
+  test("names sort naturally and the same on every machine: digit runs as numbers, the rest by code unit", () => {
+    const sorted = ["b", "10-style", "2-tests", "a10", "a9", "002-x", "2-x", "Zeta", "alpha", "99999999999999999999-big", "100000000000000000000-bigger", "a", "a-1"].sort(byName);
+    expect(sorted).toEqual(["2-tests", "002-x", "2-x", "10-style", "99999999999999999999-big", "100000000000000000000-bigger", "Zeta", "a", "a-1", "a9", "a10", "alpha", "b"]);
+    expect(byName("01-a", "1-a")).not.toBe(0); // different names never tie
+    expect(byName("x", "x")).toBe(0);
   });
 
   test("a blank server instruction, or none, contributes no layer", () => {

@@ -333,8 +333,8 @@ function threadCores(before: Map<string, number>, after: Map<string, number>, se
     .join(", ");
 }
 
-/** A `Vm…` line of /proc/PID/status, in bytes. */
-function procMemory(pid: number, field: "VmRSS" | "VmHWM"): number {
+/** A memory line of /proc/PID/status, in bytes. */
+function procMemory(pid: number, field: "VmRSS" | "VmHWM" | "RssAnon" | "RssFile"): number {
   const status = fs.readFileSync(`/proc/${pid}/status`, "utf8");
   const match = new RegExp(`^${field}:\\s+(\\d+) kB`, "m").exec(status);
   return match ? Number(match[1]) * 1024 : NaN;
@@ -367,6 +367,8 @@ async function firstFrames(port: number, runs: number): Promise<void> {
   const external: number[] = [];
   const internal: number[] = [];
   const rss: number[] = [];
+  const anon: number[] = [];
+  const file: number[] = [];
   for (let run = 0; run < runs; run++) {
     const tui = launch(port, 0);
     try {
@@ -375,6 +377,8 @@ async function firstFrames(port: number, runs: number): Promise<void> {
       internal.push((await waitForReport(tui.reportFile, "first_frame", 5000)).ms);
       await Bun.sleep(Math.max(0, drawn + 1000 - performance.now()));
       rss.push(procMemory(tui.pid, "VmRSS"));
+      anon.push(procMemory(tui.pid, "RssAnon"));
+      file.push(procMemory(tui.pid, "RssFile"));
     } finally {
       await tui.quit();
     }
@@ -385,6 +389,9 @@ async function firstFrames(port: number, runs: number): Promise<void> {
   console.log(`   ${target("first frame < 80 ms outside tmux", frame < 80)}`);
   const idle = median(rss);
   console.log(`   RSS 1 s after the first frame: median ${mibMb(idle)} (min ${mib(Math.min(...rss))}, max ${mib(Math.max(...rss))})`);
+  // Pages mapped from files (mostly the binary's code) are shared and depend on what the page
+  // cache holds; anonymous memory is the process's own.
+  console.log(`   of which anonymous ${mib(median(anon))}, mapped from the binary and libraries ${mib(median(file))}`);
   console.log(`   ${target("idle RSS < 60 MB", idle < 60e6)}`);
 }
 

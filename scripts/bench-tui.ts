@@ -31,7 +31,9 @@
  *
  * Figures:
  * 1. exec → first frame: from Bun.spawn until the first frame's status line reaches the terminal,
- *    median of --runs (default 10), and RSS 1 s after it. For reference, the binary's own clock
+ *    median of --runs (default 10), and RSS 1 s after it, split into anonymous memory and pages
+ *    mapped from files (the binary's code: shared, and more of it resident while the page cache
+ *    holds a freshly built binary). For reference, the binary's own clock
  *    (performance.now() at the end of its first render) outside and inside a private tmux server
  *    (where blessed runs `tmux -V` at start).
  * 2. 2,000 tokens/s for --seconds (default 10) into a transcript already holding 0, 2,000 and
@@ -39,8 +41,8 @@
  *    one-second sample windows inside it, frames per second, and how long after the server's last
  *    token the run's stop event was logged (whether the TUI kept up).
  * 3. --million tokens (default 1,000,000) through one session as fast as the TUI reads them (or at
- *    --million-rate tokens/s): the rate, RSS before the task, 3 s and 10 s after the run stopped,
- *    peak RSS, JS heap.
+ *    --million-rate tokens/s): the rate, RSS before the task, 3 s and 10 s after the run stopped
+ *    (the TUI collects garbage 1 s after a run), peak RSS, JS heap.
  * 4. Binary size against the compiled hello world.
  *
  * --exec runs COMMAND instead of dist/glassbox (split at spaces; the options are appended). It

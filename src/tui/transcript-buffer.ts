@@ -1,8 +1,8 @@
 import { sanitize } from "./sanitize.ts";
 
-/** How a piece of the transcript is drawn; the pane maps each to colours. */
-export type Voice = "user" | "assistant" | "thinking" | "tool" | "result" | "notice";
-const VOICES: readonly Voice[] = ["user", "assistant", "thinking", "tool", "result", "notice"];
+/** How a piece of the transcript is drawn; the pane maps each to colours. A packed row keeps its index. */
+const VOICES = ["user", "assistant", "thinking", "tool", "result", "notice"] as const;
+export type Voice = (typeof VOICES)[number];
 
 export interface Row {
   text: string;
@@ -192,20 +192,23 @@ function pack(rows: Row[], joints: Array<Joint | null>): Block {
   return { text: rows.map((row) => row.text).join(""), ends, voices, joints: jointCodes };
 }
 
-/** Row `index` of the kept rows (0 is the oldest kept). */
-function readRow(store: Store, index: number): Row {
+/** Where row `index` of the kept rows (0 is the oldest kept) is: a packed block and its place, or the tail. */
+function locate(store: Store, index: number): { block: Block; i: number } | { tail: number } {
   const at = index + store.head;
   const block = store.blocks[Math.floor(at / BLOCK_ROWS)];
-  if (!block) return store.tail[at - store.blocks.length * BLOCK_ROWS]!;
-  const i = at % BLOCK_ROWS;
+  return block ? { block, i: at % BLOCK_ROWS } : { tail: at - store.blocks.length * BLOCK_ROWS };
+}
+
+function readRow(store: Store, index: number): Row {
+  const where = locate(store, index);
+  if ("tail" in where) return store.tail[where.tail]!;
+  const { block, i } = where;
   return { text: block.text.slice(i === 0 ? 0 : block.ends[i - 1], block.ends[i]), voice: VOICES[block.voices[i]!]! };
 }
 
 function readJoint(store: Store, index: number): Joint | null {
-  const at = index + store.head;
-  const block = store.blocks[Math.floor(at / BLOCK_ROWS)];
-  if (!block) return store.tailJoints[at - store.blocks.length * BLOCK_ROWS]!;
-  return JOINTS[block.joints[at % BLOCK_ROWS]!]!;
+  const where = locate(store, index);
+  return "tail" in where ? store.tailJoints[where.tail]! : JOINTS[where.block.joints[where.i]!]!;
 }
 
 /** What wrapping took out between two rows of one line: a space, or nothing (a broken word). */

@@ -311,7 +311,7 @@ export const MUTANTS: Mutant[] = [
   },
   {
     name: "plan not saved",
-    file: "src/cli/session.ts",
+    file: "src/session/session.ts",
     find: "if (event.kind === \"todo\") writeProgress(",
     replace: "if (false) writeProgress(",
   },
@@ -323,7 +323,7 @@ export const MUTANTS: Mutant[] = [
   },
   {
     name: "confinement experiment allowed outside replays",
-    file: "src/cli/session.ts",
+    file: "src/session/session.ts",
     find: "if (unconfined && !tweaks.allowExperiments) {",
     replace: "if (false) {",
   },
@@ -341,7 +341,7 @@ export const MUTANTS: Mutant[] = [
   },
   {
     name: "unknown config keys accepted",
-    file: "src/cli/config.ts",
+    file: "src/session/config.ts",
     find: "    deny: z.array(z.string()).default([]),\n  })\n  .strict()",
     replace: "    deny: z.array(z.string()).default([]),\n  })\n  .passthrough()",
   },

@@ -1,7 +1,7 @@
 import { parseArgs } from "node:util";
 import { LIMIT_NAMES, LimitOverridesSchema, type LimitOverrides } from "../core/limits.ts";
-import { parseWith } from "./config.ts";
-import { UsageError } from "./usage-error.ts";
+import { parseWith } from "../session/config.ts";
+import { UsageError } from "../session/usage-error.ts";
 
 /** Options shared by the TUI and `run` (CONTRACT.md). */
 const OPTIONS = {

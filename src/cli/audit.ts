@@ -1,20 +1,11 @@
 import { writeFileSync } from "node:fs";
 import { resolve } from "node:path";
-import { assemble, collectLayers, LayerError, type PromptLayer } from "../prompt/layers.ts";
+import { assemble, type PromptLayer } from "../prompt/layers.ts";
 import { compareToLock, formatFinding, LOCK_FILE, lockPath, lockText, readLock } from "../prompt/lock.ts";
 import { Workspace } from "../tools/workspace.ts";
 import type { CliArgs } from "./args.ts";
-import { UsageError } from "./usage-error.ts";
-
-/** The layers of a workspace, with layer-source mistakes as usage errors. */
-export function workspaceLayers(root: string): PromptLayer[] {
-  try {
-    return collectLayers(root);
-  } catch (error) {
-    if (error instanceof LayerError) throw new UsageError(error.message);
-    throw error;
-  }
-}
+import { UsageError } from "../session/usage-error.ts";
+import { workspaceLayers } from "../session/session.ts";
 
 /**
  * `glassbox audit`: the prompt-layer inventory. --check exits 1 with one line per finding when

@@ -1,22 +1,10 @@
-import demoScript from "./demo-script.json";
-import { ScriptSchema, ScriptedModel } from "../model/scripted.ts";
-import type { ModelClient } from "../model/types.ts";
+import { DEMO_MODEL } from "../session/demo-model.ts";
 import type { CliArgs } from "./args.ts";
 import { copyToyWorkspace } from "./toy-workspace.ts";
 
 export { copyToyWorkspace };
 
 export const DEMO_TASK = "The tests fail. Find out why and fix it.";
-export const DEMO_MODEL = "scripted:demo";
-
-/**
- * The built-in scripted model: it lists and reads files, tries to read outside the workspace and
- * is refused, runs the tests and sees them fail, proposes an edit, runs the tests again and
- * finishes. `paceMs` streams it at a model's pace for the TUI.
- */
-export function demoModel(paceMs = 0): ModelClient {
-  return new ScriptedModel(DEMO_MODEL, ScriptSchema.parse(demoScript), paceMs);
-}
 
 /** The demo's arguments: a fresh temporary copy of the toy workspace, never the original. */
 export function demoArgs(args: CliArgs, headless: boolean): CliArgs {

@@ -1,7 +1,7 @@
 import { resolve } from "node:path";
 import type { CliArgs } from "./args.ts";
-import { loadConfig } from "./config.ts";
-import { DEFAULT_MODEL, createModel, loadScript, parseModelSpec, type ModelSpec } from "./model-spec.ts";
+import { loadConfig } from "../session/config.ts";
+import { DEFAULT_MODEL, createModel, loadScript, parseModelSpec, type ModelSpec } from "../session/model-spec.ts";
 import { fetchJson } from "../model/http.ts";
 import { modelContextLength } from "../model/ollama.ts";
 import { ModelOptionsSchema, type ModelOptions } from "../model/options.ts";

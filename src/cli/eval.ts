@@ -1,7 +1,7 @@
 import { cpSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import type { CliArgs } from "./args.ts";
-import { UsageError } from "./usage-error.ts";
+import { UsageError } from "../session/usage-error.ts";
 import { loadTasks, type Task } from "../eval/task.ts";
 import { runFolder, runOne, type EvalRunOptions, type RunVerdict } from "../eval/runner.ts";
 import { compareTable, resultsTable } from "../eval/report.ts";

@@ -1,7 +1,7 @@
 #!/usr/bin/env bun
 import pkg from "../../package.json";
 import { HELP, parseCli } from "./args.ts";
-import { UsageError } from "./usage-error.ts";
+import { UsageError } from "../session/usage-error.ts";
 
 /**
  * Each command's module is loaded only when that command runs: the TUI does not pay for eval,

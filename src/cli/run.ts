@@ -1,7 +1,7 @@
 import type { CliArgs } from "./args.ts";
-import { openSession, startRun } from "./session.ts";
+import { openSession, startRun } from "../session/session.ts";
 import { formatEvent } from "./printer.ts";
-import { UsageError } from "./usage-error.ts";
+import { UsageError } from "../session/usage-error.ts";
 import { assembleMarked } from "../prompt/layers.ts";
 
 /**

@@ -2,7 +2,7 @@ import { resolve } from "node:path";
 import { Workspace } from "../tools/workspace.ts";
 import { formatWireEntry, readWireLog, wireLogPath } from "../trace/wire-log.ts";
 import type { CliArgs } from "./args.ts";
-import { UsageError } from "./usage-error.ts";
+import { UsageError } from "../session/usage-error.ts";
 
 /** `glassbox wire`: one line per logged model request and response. */
 export function printWire(args: CliArgs, out: (line: string) => void = (line) => console.log(line)): number {

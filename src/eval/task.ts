@@ -1,8 +1,8 @@
 import { readdirSync, readFileSync } from "node:fs";
 import { basename, join } from "node:path";
 import { z } from "zod";
-import { parseWith } from "../cli/config.ts";
-import { UsageError } from "../cli/usage-error.ts";
+import { parseWith } from "../session/config.ts";
+import { UsageError } from "../session/usage-error.ts";
 
 /** What the harness, not the model, checks after a run. */
 export const CriterionSchema = z.union([

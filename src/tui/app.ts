@@ -1,6 +1,6 @@
 import type { CliArgs } from "../cli/args.ts";
-import { openSession, startRun, type Session } from "../cli/session.ts";
-import { parseModelSpec } from "../cli/model-spec.ts";
+import { openSession, startRun, type Session } from "../session/session.ts";
+import { parseModelSpec } from "../session/model-spec.ts";
 import type { AgentEvent } from "../core/events.ts";
 import type { Message } from "../core/messages.ts";
 import { fetchJson } from "../model/http.ts";

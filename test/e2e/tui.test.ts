@@ -15,7 +15,7 @@ import os from "node:os";
 import path from "node:path";
 import { buildBinary } from "../../scripts/build.ts";
 import { copyToyWorkspace } from "../../src/cli/toy-workspace.ts";
-import demoScript from "../../src/cli/demo-script.json";
+import demoScript from "../../src/session/demo-script.json";
 
 const tmuxPath = Bun.which("tmux");
 const root = path.resolve(import.meta.dir, "../..");

@@ -1,7 +1,7 @@
 import { statSync } from "node:fs";
 import { resolve } from "node:path";
 import { Checkpoint, type Approver } from "../core/checkpoint.ts";
-import { resolveLimits, type Limits } from "../core/limits.ts";
+import { resolveLimits, type LimitOverrides, type Limits } from "../core/limits.ts";
 import { Policy, parseRule } from "../core/policy.ts";
 import { systemClock, type Clock } from "../core/clock.ts";
 import { runAgent } from "../core/loop.ts";
@@ -10,17 +10,15 @@ import { Workspace } from "../tools/workspace.ts";
 import { TOOL_NAMES, defaultTools } from "../tools/index.ts";
 import { RecordingModel } from "../model/recorder.ts";
 import type { ModelClient } from "../model/types.ts";
-import { assemble, type PromptLayer } from "../prompt/layers.ts";
+import { assemble, collectLayers, LayerError, type PromptLayer } from "../prompt/layers.ts";
 import { compareToLock, formatFinding, readLock } from "../prompt/lock.ts";
-import { workspaceLayers } from "./audit.ts";
 import { EventLog, eventLogPath, newRunId } from "../trace/event-log.ts";
 import { WireLog, wireLogPath } from "../trace/wire-log.ts";
 import { readProgress, resumeNote, writeProgress, type Progress } from "../trace/progress.ts";
-import type { CliArgs } from "./args.ts";
 import { loadConfig, type Config } from "./config.ts";
 import { DEFAULT_MODEL, createModel, parseModelSpec } from "./model-spec.ts";
 import { UsageError } from "./usage-error.ts";
-import { DEMO_MODEL, demoModel } from "./demo.ts";
+import { DEMO_MODEL, demoModel } from "./demo-model.ts";
 import type { Message } from "../core/messages.ts";
 
 /** Milliseconds between the demo model's words in the TUI: about the pace of a small local model. */
@@ -43,13 +41,31 @@ export interface Session {
   resume: string | null;
 }
 
+/** What a session is opened from: the command line's options (CliArgs fits), or eval's per-run copy of them. */
+export interface SessionArgs {
+  /** "tui" paces the demo model like a real one; anything else plays it at once. */
+  command: string;
+  model?: string;
+  baseUrl?: string;
+  workspace?: string;
+  config?: string;
+  allow: string[];
+  deny: string[];
+  limits: LimitOverrides;
+  record?: string;
+  execute: boolean;
+  offerTools: boolean;
+  strictPrompt: boolean;
+  resume: boolean;
+}
+
 /** What `glassbox eval` sets beyond the command line: the seed of each run, and whether experiments may run. */
 export interface SessionTweaks {
   seed?: number;
   allowExperiments?: boolean;
 }
 
-export function openSession(args: CliArgs, approver?: Approver, clock: Clock = systemClock, tweaks: SessionTweaks = {}): Session {
+export function openSession(args: SessionArgs, approver?: Approver, clock: Clock = systemClock, tweaks: SessionTweaks = {}): Session {
   const folder = resolve(args.workspace ?? ".");
   let isFolder = false;
   try {
@@ -118,6 +134,16 @@ function resumeFrom(root: string, checkpoint: Checkpoint): string {
   if (!progress) throw new UsageError("--resume: nothing to resume, there is no .glassbox/progress.json in the workspace (update_todo writes it)");
   checkpoint.todo.splice(0, checkpoint.todo.length, ...progress.items);
   return resumeNote(progress);
+}
+
+/** The layers of a workspace, with layer-source mistakes as usage errors. */
+export function workspaceLayers(root: string): PromptLayer[] {
+  try {
+    return collectLayers(root);
+  } catch (error) {
+    if (error instanceof LayerError) throw new UsageError(error.message);
+    throw error;
+  }
 }
 
 function promptDrift(root: string, layers: PromptLayer[]): string[] | null {

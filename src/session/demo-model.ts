@@ -1,0 +1,14 @@
+import demoScript from "./demo-script.json";
+import { ScriptSchema, ScriptedModel } from "../model/scripted.ts";
+import type { ModelClient } from "../model/types.ts";
+
+export const DEMO_MODEL = "scripted:demo";
+
+/**
+ * The built-in scripted model: it lists and reads files, tries to read outside the workspace and
+ * is refused, runs the tests and sees them fail, proposes an edit, runs the tests again and
+ * finishes. `paceMs` streams it at a model's pace for the TUI.
+ */
+export function demoModel(paceMs = 0): ModelClient {
+  return new ScriptedModel(DEMO_MODEL, ScriptSchema.parse(demoScript), paceMs);
+}

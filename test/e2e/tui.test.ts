@@ -1,196 +1,35 @@
 /**
- * End to end: the compiled binary, alone in a temp dir (no node_modules or Bun beside it or on
- * PATH), driven in a real terminal: tmux `send-keys` in, `capture-pane` out. Every session runs on
- * a private tmux server (`tmux -L`), so nobody else's tmux is touched.
- *
- * Each session runs the binary under test/e2e's wrapper script, which prints `EXITED <code>` and
- * the terminal's line discipline afterwards, then keeps the pane open: what is left on the pane
- * after glassbox quits is exactly what a user's shell would show.
- *
- * Skipped without tmux, or with GLASSBOX_SKIP_E2E=1.
+ * End to end: the demo, approvals, overlays, terminals and signals, on the compiled binary in a
+ * real terminal (test/helpers/terminal.ts). Skipped without tmux, or with GLASSBOX_SKIP_E2E=1.
  */
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import fs from "node:fs";
-import os from "node:os";
 import path from "node:path";
-import { buildBinary } from "../../scripts/build.ts";
-import { copyToyWorkspace } from "../../src/cli/toy-workspace.ts";
 import demoScript from "../../src/session/demo-script.json";
+import { STATUS, WIDTH, E2E_SKIPPED, expectCleanExit, rows, tokens, useTerminal } from "../helpers/terminal.ts";
 
-const tmuxPath = Bun.which("tmux");
 const root = path.resolve(import.meta.dir, "../..");
-const socket = `glassbox-e2e-${process.pid}`;
-const WIDTH = 160;
-const HEIGHT = 45;
-let dir = "";
-let binary = "";
-let wrapper = "";
-let tmp = "";
 
-function tmux(...args: string[]): string {
-  const result = Bun.spawnSync([tmuxPath!, "-L", socket, "-f", "/dev/null", ...args], { stderr: "pipe" });
-  if (result.exitCode !== 0) throw new Error(`tmux ${args[0]}: ${result.stderr.toString().trim()}`);
-  return result.stdout.toString();
-}
+describe.skipIf(E2E_SKIPPED)("the compiled binary in a real terminal", () => {
+  const term = useTerminal();
+  const { start, scripted } = term;
 
-function quote(word: string): string {
-  return /^[\w@%+=:,./-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`;
-}
+  /** The toy workspace's version.ts, as shipped (the demo's edit turns `.split(".")` into `.split(".").map(Number)`). */
+  const ORIGINAL_VERSION_TS = fs.readFileSync(path.join(root, "workspace/src/version.ts"), "utf8");
 
-interface Pane {
-  name: string;
-  /** The screen as text, one line per row. */
-  screen(): string;
-  keys(...keys: string[]): void;
-  /** Typed literally (no key names). */
-  type(text: string): void;
-  /** Polls the screen until `want` shows (a string, a pattern, or a test), or fails with the screen. */
-  waitFor(want: string | RegExp | ((text: string) => boolean), what?: string, ms?: number, pollMs?: number): Promise<string>;
-  format(spec: string): string;
-  close(): void;
-}
+  const seenDemos = new Set<string>();
 
-const open = new Set<string>();
-
-/**
- * Starts `glassbox ARGS` in a fresh session on the private server. The environment is minimal:
- * PATH without Bun, TMPDIR inside the test's dir (the demo's temp workspace lands there), and a
- * real TERM (tmux would otherwise pass its own).
- */
-function start(name: string, args: string[], env: Record<string, string | undefined> = {}): Pane {
-  const vars = { TERM: "xterm-256color", NCURSES_NO_UTF8_ACS: "1", PATH: "/usr/local/bin:/usr/bin:/bin", HOME: os.homedir(), TMPDIR: tmp, LANG: "C.UTF-8", ...env };
-  const assignments = Object.entries(vars).flatMap(([k, v]) => (v === undefined ? [] : [`${k}=${v}`]));
-  const command = ["env", "-i", ...assignments, wrapper, binary, ...args].map(quote).join(" ");
-  tmux("new-session", "-d", "-s", name, "-x", String(WIDTH), "-y", String(HEIGHT), "-c", dir, command);
-  open.add(name);
-  const pane: Pane = {
-    name,
-    screen: () => tmux("capture-pane", "-p", "-t", name),
-    keys: (...keys) => void tmux("send-keys", "-t", name, ...keys),
-    type: (text) => void tmux("send-keys", "-t", name, "-l", text),
-    format: (spec) => tmux("display-message", "-p", "-t", name, spec).trim(),
-    async waitFor(want, what, ms = 8000, pollMs = 40) {
-      const done = typeof want === "function" ? want : typeof want === "string" ? (t: string) => t.includes(want) : (t: string) => want.test(t);
-      let text = "";
-      for (const started = Date.now(); Date.now() - started < ms; await Bun.sleep(pollMs)) {
-        text = pane.screen();
-        if (done(text)) return text;
-      }
-      throw new Error(`${name}: timed out after ${ms} ms waiting for ${what ?? String(want)}; the pane shows:\n${text}`);
-    },
-    close() {
-      open.delete(name);
-      try {
-        tmux("kill-session", "-t", name);
-      } catch {
-        // already gone
-      }
-    },
-  };
-  return pane;
-}
-
-/** The rows of the screen that are not blank, trimmed. */
-function rows(text: string): string[] {
-  return text.split("\n").map((line) => line.trimEnd()).filter(Boolean);
-}
-
-/**
- * After glassbox has quit: the pane is back on the normal screen, the wrapper printed the exit
- * code, the line discipline is cooked again (canonical mode, echo, signals), the cursor shows,
- * and nothing else was left behind: no stack trace, no half-drawn frame, no escape garbage.
- */
-async function expectCleanExit(pane: Pane, code: number): Promise<void> {
-  const text = await pane.waitFor(/^tty /m, `EXITED ${code}`);
-  expect(rows(text)).toEqual([`EXITED ${code}`, "tty isig icanon echo"]);
-  expect(pane.format("#{alternate_on} #{cursor_flag} #{mouse_any_flag}")).toBe("0 1 0");
-}
-
-/** The toy workspace's version.ts, as shipped (the demo's edit turns `.split(".")` into `.split(".").map(Number)`). */
-const ORIGINAL_VERSION_TS = fs.readFileSync(path.join(root, "workspace/src/version.ts"), "utf8");
-
-const seenDemos = new Set<string>();
-
-/**
- * The demo's fresh temp workspace: the one new glassbox-demo-* folder in our TMPDIR. The screen
- * shows its path too (the transcript's first line, the status line).
- */
-function demoWorkspace(screen: string): string {
-  const fresh = fs.readdirSync(tmp).filter((name) => name.startsWith("glassbox-demo-") && !seenDemos.has(name));
-  expect(fresh).toHaveLength(1);
-  seenDemos.add(fresh[0]!);
-  expect(screen).toContain(`${fresh[0]}/workspace`);
-  return path.join(tmp, fresh[0]!, "workspace");
-}
-
-/** A scripted-model file and a fresh toy workspace for it. */
-function scripted(name: string, replies: unknown[], notes?: string): { workspace: string; args: string[] } {
-  const workspace = copyToyWorkspace(fs.mkdtempSync(path.join(dir, `${name}-`)));
-  if (notes !== undefined) fs.writeFileSync(path.join(workspace, "NOTES.md"), notes);
-  const script = path.join(dir, `${name}.json`);
-  fs.writeFileSync(script, JSON.stringify({ replies }));
-  return { workspace, args: ["--workspace", workspace, "--model", `scripted:${script}`] };
-}
-
-/** The status line: the screen's last row. */
-const STATUS = (text: string) => text.split("\n").filter(Boolean).at(-1) ?? "";
-
-/** The tokens meter's figure (`tokens   15k`, `tokens   836`), NaN when not on screen. */
-function tokens(text: string): number {
-  const match = text.match(/│tokens +(?:[█░]+ )?([\d.]+)(k|M)?[\s/]/);
-  return match ? Number(match[1]) * (match[2] === "k" ? 1e3 : match[2] === "M" ? 1e6 : 1) : NaN;
-}
-
-describe.skipIf(!tmuxPath || process.env.GLASSBOX_SKIP_E2E === "1")("the compiled binary in a real terminal", () => {
-  beforeAll(async () => {
-    // The binary alone in a temp dir outside the repository: no node_modules beside it.
-    dir = fs.mkdtempSync(path.join(os.tmpdir(), "glassbox-e2e-"));
-    tmp = path.join(dir, "tmp");
-    fs.mkdirSync(tmp);
-    binary = (await buildBinary(path.join(root, "src/cli/main.ts"), path.join(dir, "bin", "glassbox"))).outfile;
-    wrapper = path.join(dir, "wrapper.sh");
-    fs.writeFileSync(
-      wrapper,
-      [
-        "#!/bin/bash",
-        '"$@"',
-        "code=$?",
-        'echo "EXITED $code"',
-        `echo "tty $(stty -a | tr ' ;' '\\n\\n' | grep -xE -- '-?(icanon|isig|echo)' | tr '\\n' ' ' | sed 's/ $//')"`,
-        "exec sleep 600",
-        "",
-      ].join("\n"),
-      { mode: 0o755 },
-    );
-    expect(fs.readdirSync(path.dirname(binary))).toEqual(["glassbox"]);
-    // A session that lives as long as the file: the server would exit between two sessions otherwise.
-    tmux("new-session", "-d", "-s", "keeper", "sleep 600");
-  }, 60_000);
-
-  afterAll(() => {
-    for (const name of [...open]) {
-      try {
-        tmux("kill-session", "-t", name);
-      } catch {
-        // gone
-      }
-    }
-    // Only our private server, by its socket name; never the default one. Its socket file stays
-    // behind when the server ends, so it goes too.
-    let socketPath = "";
-    try {
-      socketPath = tmux("display-message", "-p", "#{socket_path}").trim();
-    } catch {
-      // no server was started
-    }
-    try {
-      tmux("kill-server");
-    } catch {
-      // no server was started
-    }
-    if (socketPath.endsWith(`/${socket}`)) fs.rmSync(socketPath, { force: true });
-    if (dir) fs.rmSync(dir, { recursive: true, force: true });
-  });
+  /**
+   * The demo's fresh temp workspace: the one new glassbox-demo-* folder in our TMPDIR. The screen
+   * shows its path too (the transcript's first line, the status line).
+   */
+  function demoWorkspace(screen: string): string {
+    const fresh = fs.readdirSync(term.tmp).filter((name) => name.startsWith("glassbox-demo-") && !seenDemos.has(name));
+    expect(fresh).toHaveLength(1);
+    seenDemos.add(fresh[0]!);
+    expect(screen).toContain(`${fresh[0]}/workspace`);
+    return path.join(term.tmp, fresh[0]!, "workspace");
+  }
 
   test("the demo reaches its approval with the diff; y applies the edit and the run completes", async () => {
     const pane = start("demo-yes", ["--demo"]);
@@ -320,7 +159,7 @@ describe.skipIf(!tmuxPath || process.env.GLASSBOX_SKIP_E2E === "1")("the compile
   }, 10_000);
 
   test("without a terminal it points to glassbox run", () => {
-    const result = Bun.spawnSync([binary, "--demo"], { cwd: dir, env: { PATH: "/usr/bin:/bin", TMPDIR: tmp, TERM: "xterm-256color" }, stdin: "ignore", stdout: "pipe", stderr: "pipe" });
+    const result = Bun.spawnSync([term.binary, "--demo"], { cwd: term.dir, env: { PATH: "/usr/bin:/bin", TMPDIR: term.tmp, TERM: "xterm-256color" }, stdin: "ignore", stdout: "pipe", stderr: "pipe" });
     expect(result.exitCode).toBe(1);
     expect(result.stderr.toString()).toMatch(/^glassbox: standard output is not a terminal; .*glassbox run "TASK"/);
   });
@@ -400,7 +239,7 @@ describe.skipIf(!tmuxPath || process.env.GLASSBOX_SKIP_E2E === "1")("the compile
     };
     const glassbox = descendants(Number(pane.format("#{pane_pid}"))).filter((pid) => {
       try {
-        return fs.readlinkSync(`/proc/${pid}/exe`) === binary;
+        return fs.readlinkSync(`/proc/${pid}/exe`) === term.binary;
       } catch {
         return false;
       }

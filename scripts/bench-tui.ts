@@ -59,7 +59,7 @@
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { buildBinary, megabytes } from "./build.ts";
+import { GLASSBOX_ENTRY, buildBinary, megabytes } from "./build.ts";
 
 const root = path.resolve(import.meta.dir, "..");
 const COLS = 160;
@@ -584,7 +584,7 @@ async function main(): Promise<void> {
   binary = path.join(dist, "glassbox");
   const hello = path.join(dist, "hello");
   if (!process.argv.includes("--no-build")) {
-    await buildBinary(path.join(root, "src/cli/main.ts"), binary);
+    await buildBinary(GLASSBOX_ENTRY, binary);
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), "glassbox-hello-"));
     fs.writeFileSync(path.join(dir, "hello.ts"), 'console.log("hello world");\n');
     try {

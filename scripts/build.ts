@@ -1,14 +1,18 @@
 /**
  * Build the single glassbox binary:
- *   bun scripts/build.ts            → dist/glassbox  (bun build --compile --minify src/cli/main.ts)
+ *   bun scripts/build.ts            → dist/glassbox  (bun build --compile --minify src/cli/bin.ts)
  *   bun scripts/build.ts --hello    → dist/hello     (a compiled hello world, for size comparison)
- * Prints the output's size. Exit code 1 if the build fails.
+ * Prints the output's size. Exit code 1 if the build fails. scripts/release.ts builds every
+ * platform's binary with the same function.
  */
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import { commitOf, targetName, type BuildInfo } from "../src/platform/build-info.ts";
 
 const root = path.resolve(import.meta.dir, "..");
+/** What every glassbox binary is built from. */
+export const GLASSBOX_ENTRY = path.join(root, "src/cli/bin.ts");
 
 export interface BuildResult {
   outfile: string;
@@ -16,12 +20,19 @@ export interface BuildResult {
   ms: number;
 }
 
-export async function buildBinary(entry: string, outfile: string): Promise<BuildResult> {
+/**
+ * `target` is a Bun compile target (`bun-darwin-arm64`); without one, the binary is for this
+ * machine. Either way the binary knows its commit and target for `--version`.
+ */
+export async function buildBinary(entry: string, outfile: string, target?: Bun.Build.CompileTarget): Promise<BuildResult> {
   const started = performance.now();
   fs.mkdirSync(path.dirname(outfile), { recursive: true });
+  const info: BuildInfo = { commit: commitOf(root), target: target ? target.replace(/^bun-/, "") : targetName(process.platform, process.arch) };
   const result = await Bun.build({
     entrypoints: [entry],
+    define: { GLASSBOX_BUILD: JSON.stringify(info) },
     compile: {
+      ...(target ? { target } : {}),
       outfile,
       // The binary runs inside the user's project: it must not pick up that project's .env
       // (it would leak into the agent's environment and its checks) or bunfig.toml.
@@ -56,7 +67,7 @@ if (import.meta.main) {
         fs.rmSync(dir, { recursive: true, force: true });
       }
     } else {
-      built = await buildBinary(path.join(root, "src/cli/main.ts"), path.join(root, "dist/glassbox"));
+      built = await buildBinary(GLASSBOX_ENTRY, path.join(root, "dist/glassbox"));
     }
     console.log(`${path.relative(root, built.outfile)}: ${megabytes(built.bytes)} (${built.bytes} bytes), built in ${Math.round(built.ms)} ms`);
   } catch (error) {

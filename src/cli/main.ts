@@ -2,6 +2,7 @@
 import pkg from "../../package.json";
 import { HELP, parseCli } from "./args.ts";
 import { UsageError } from "../session/usage-error.ts";
+import { buildInfo, versionLine } from "../platform/build-info.ts";
 
 /**
  * Each command's module is loaded only when that command runs: the TUI does not pay for eval,
@@ -11,7 +12,7 @@ export async function main(argv: string[]): Promise<number> {
   try {
     const args = parseCli(argv);
     if (args.help) return console.log(HELP), 0;
-    if (args.version) return console.log(`glassbox ${pkg.version}`), 0;
+    if (args.version) return console.log(versionLine(pkg.version, buildInfo())), 0;
     if (args.demo) {
       const { demoArgs } = await import("./demo.ts");
       if (args.command === "run") return await (await import("./run.ts")).runHeadless(demoArgs(args, true));

@@ -7,6 +7,7 @@ import { glassbox, scriptFile, type CliResult } from "../helpers/cli.ts";
 import { call } from "../helpers/run.ts";
 import { CANARY, makeWorkspace, tempFolder } from "../helpers/workspace.ts";
 import { expectWellFormedEvents } from "../helpers/invariants.ts";
+import { buildInfo, versionLine } from "../../src/platform/build-info.ts";
 
 const MAIN = join(import.meta.dir, "..", "..", "src", "cli", "main.ts");
 
@@ -113,7 +114,7 @@ describe("exit codes and the event stream", () => {
     expect(help.stdout).toContain("--no-execute");
     const version = await glassbox(["--version"]);
     expect(version.code).toBe(0);
-    expect(version.stdout.trim()).toBe(`glassbox ${pkg.version}`);
+    expect(version.stdout.trim()).toBe(versionLine(pkg.version, buildInfo()));
   });
 });
 

@@ -14,14 +14,13 @@ import { afterAll, beforeAll, expect } from "bun:test";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { buildBinary } from "../../scripts/build.ts";
+import { GLASSBOX_ENTRY, buildBinary } from "../../scripts/build.ts";
 import { copyToyWorkspace } from "../../src/cli/toy-workspace.ts";
 
 export const tmuxPath = Bun.which("tmux");
 export const E2E_SKIPPED = !tmuxPath || process.env.GLASSBOX_SKIP_E2E === "1";
 export const WIDTH = 160;
 export const HEIGHT = 45;
-const root = path.resolve(import.meta.dir, "../..");
 
 let built: Promise<string> | null = null;
 /** The binary, built once into its own temp folder for the whole test process. */
@@ -29,7 +28,7 @@ function sharedBinary(): Promise<string> {
   built ??= (async () => {
     const folder = fs.mkdtempSync(path.join(os.tmpdir(), "glassbox-e2e-bin-"));
     process.on("exit", () => fs.rmSync(folder, { recursive: true, force: true }));
-    return (await buildBinary(path.join(root, "src/cli/main.ts"), path.join(folder, "glassbox"))).outfile;
+    return (await buildBinary(GLASSBOX_ENTRY, path.join(folder, "glassbox"))).outfile;
   })();
   return built;
 }

@@ -138,4 +138,4 @@ test("a million streamed tokens keep about one copy of the text in rows, not an 
   // ~4.0 MB of text in ~42,000 rows. A string and an object a row took 7.4 MB; appended strings
   // kept as pieces took about 75 MB.
   expect(grown).toBeLessThan(5.5e6);
-});
+}, 60_000); // about 1 s alone; a loaded 2-core machine (the mutation check runs suites in parallel) can take many times that

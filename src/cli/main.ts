@@ -1,6 +1,7 @@
 #!/usr/bin/env bun
 import pkg from "../../package.json";
-import { HELP, parseCli } from "./args.ts";
+import { parseCli } from "./args.ts";
+import { helpFor } from "./help.ts";
 import { UsageError } from "../session/usage-error.ts";
 
 /**
@@ -10,7 +11,7 @@ import { UsageError } from "../session/usage-error.ts";
 export async function main(argv: string[]): Promise<number> {
   try {
     const args = parseCli(argv);
-    if (args.help) return console.log(HELP), 0;
+    if (args.help) return console.log(helpFor(args.command)), 0;
     if (args.version) return console.log(`glassbox ${pkg.version}`), 0;
     if (args.demo) {
       const { demoArgs } = await import("./demo.ts");
@@ -20,6 +21,8 @@ export async function main(argv: string[]): Promise<number> {
     switch (args.command) {
       case "run":
         return await (await import("./run.ts")).runHeadless(args);
+      case "init":
+        return (await import("./init.ts")).init(args);
       case "doctor":
         return await (await import("./doctor.ts")).doctor(args);
       case "eval":

@@ -116,6 +116,8 @@ function evalArgs(task: Task, root: string, folder: string, options: EvalRunOpti
     strictPrompt: false,
     showPrompt: false,
     resume: false,
+    dryRun: false,
+    force: false,
     help: false,
     version: false,
   };

@@ -8,8 +8,8 @@ import { join } from "node:path";
  */
 
 /**
- * The project as detection sees it: path (relative, `/`-separated) → text, for the files in
- * PROJECT_FILES that exist, plus `tests/NAME` (text empty) for each file directly in `tests/`.
+ * The project as detection sees it: path (relative, `/`-separated) → text for the READ_FILES
+ * that exist, → "" for the PRESENCE_FILES that exist and for each file directly in `tests/`.
  */
 export type ProjectSnapshot = ReadonlyMap<string, string>;
 

@@ -175,3 +175,18 @@ test("a written check runs as it stands: npm run test without a shell, through r
   expect(checked.result).toStartWith("Check tests passed");
   expect(checked.result).toContain("suite ok");
 }, 60_000);
+
+test.skipIf(!Bun.which("python3"))("in a pytest project init set up, an edit that breaks a .py file is refused; one that compiles is made", async () => {
+  const root = projectWith({ "pytest.ini": "[pytest]\n", "app.py": "def one():\n    return 1\n" });
+  expect((await glassbox(["init", "--workspace", root])).code).toBe(0);
+  const model = scriptFile([
+    call("edit_file", { path: "app.py", old: "def one():", new: "def one(:" }, "bad"),
+    call("edit_file", { path: "app.py", old: "return 1", new: "return 2" }, "good"),
+    { content: "Edited." },
+  ]);
+  const run = await glassbox(["run", "--json", "--allow", "edit_file", "--model", model, "--workspace", root, "edit app.py"], { timeoutMs: 60_000 });
+  const calls = run.events.filter((event) => event.kind === "tool_call");
+  expect(calls.map((event) => event.decision)).toEqual(["refused", "allowed"]);
+  expect(calls[0]!.result).toContain("SyntaxError");
+  expect(readFileSync(join(root, "app.py"), "utf8")).toBe("def one():\n    return 2\n");
+}, 60_000);

@@ -363,10 +363,46 @@ export const MUTANTS: Mutant[] = [
     find: "if (JSON.stringify(found) !== JSON.stringify(expect)) {",
     replace: "if (false) {",
   },
+  {
+    name: "init overwrites glassbox.json without --force",
+    file: "src/cli/init.ts",
+    find: "if (exists && !args.force && !args.dryRun) {",
+    replace: "if (false) {",
+  },
+  {
+    name: "init writes through a dangling link",
+    file: "src/cli/init.ts",
+    find: "    lstatSync(path);\n    return true;",
+    replace: "    return require(\"node:fs\").existsSync(path);",
+  },
+  {
+    name: "init --dry-run writes",
+    file: "src/cli/init.ts",
+    find: "  if (args.dryRun) {",
+    replace: "  if (false) {",
+  },
+  {
+    name: "init --force drops the old config",
+    file: "src/cli/init.ts",
+    find: "if (exists) say(`kept the old ${CONFIG_FILE} as ${setAside(root, path)}`);",
+    replace: "",
+  },
+  {
+    name: "init keeps npm's placeholder test script",
+    file: "src/session/detect-checks.ts",
+    find: "if (check === \"tests\" && NPM_PLACEHOLDER.test(body)) {",
+    replace: "if (false) {",
+  },
+  {
+    name: "eval task limits ignored",
+    file: "src/session/session.ts",
+    find: "resolveLimits(tweaks.limits ?? {}, config.limits, args.limits)",
+    replace: "resolveLimits(config.limits, args.limits)",
+  },
 ];
 
 const ROOT = join(import.meta.dir, "..");
-const COPIED = ["src", "test", "workspace", "prompts", "scripts", "evals", "package.json", "bunfig.toml", "tsconfig.json"];
+const COPIED = ["src", "test", "workspace", "prompts", "scripts", "evals", "docs", "package.json", "bunfig.toml", "tsconfig.json"];
 /** The guards live in src/; the compiled-binary tests only add minutes per mutant. */
 const SUITE_ENV = { ...process.env, GLASSBOX_SKIP_E2E: "1" };
 

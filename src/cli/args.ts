@@ -27,12 +27,14 @@ const OPTIONS = {
   seeds: { type: "string" },
   replay: { type: "string" },
   out: { type: "string" },
+  "dry-run": { type: "boolean" },
+  force: { type: "boolean" },
   help: { type: "boolean", short: "h" },
   version: { type: "boolean", short: "v" },
 } as const;
 
 export interface CliArgs {
-  command: "tui" | "run" | "audit" | "wire" | "doctor" | "eval" | "compare";
+  command: "tui" | (typeof COMMANDS)[number];
   task: string | null;
   model?: string;
   baseUrl?: string;
@@ -61,11 +63,15 @@ export interface CliArgs {
   out?: string;
   /** compare: the two results folders. */
   paths?: string[];
+  /** init: print what would be written, write nothing. */
+  dryRun: boolean;
+  /** init: replace an existing glassbox.json. */
+  force: boolean;
   help: boolean;
   version: boolean;
 }
 
-const COMMANDS = ["run", "audit", "wire", "doctor", "eval", "compare"] as const;
+export const COMMANDS = ["run", "init", "audit", "wire", "doctor", "eval", "compare"] as const;
 
 export function parseCli(argv: string[]): CliArgs {
   let parsed;
@@ -79,8 +85,8 @@ export function parseCli(argv: string[]): CliArgs {
   const command = (COMMANDS as readonly string[]).includes(first ?? "") ? (first as CliArgs["command"]) : "tui";
   const rest = command === "tui" ? positionals : positionals.slice(1);
   if (command === "tui" && rest.length) throw new UsageError(`unknown command "${rest[0]}"; commands are: ${COMMANDS.join(", ")} (see glassbox --help)`);
-  if (command === "compare" && rest.length !== 2) throw new UsageError("compare needs two results folders: glassbox compare RESULTS_A RESULTS_B");
-  if (command !== "compare" && rest.length > 1) throw new UsageError(`expected one task in quotes, got ${rest.length} words; quote the task: glassbox run "fix the tests"`);
+  // `glassbox COMMAND --help` shows the usage, however many arguments the command got.
+  if (!values.help) checkArguments(command, rest);
   return {
     command,
     task: command === "compare" ? null : (rest[0] ?? null),
@@ -105,9 +111,17 @@ export function parseCli(argv: string[]): CliArgs {
     replay: values.replay,
     out: values.out,
     paths: command === "compare" ? rest : undefined,
+    dryRun: values["dry-run"] ?? false,
+    force: values.force ?? false,
     help: values.help ?? false,
     version: values.version ?? false,
   };
+}
+
+function checkArguments(command: CliArgs["command"], rest: string[]): void {
+  if (command === "compare" && rest.length !== 2) throw new UsageError("compare needs two results folders: glassbox compare RESULTS_A RESULTS_B");
+  if (command === "init" && rest.length) throw new UsageError(`init takes no arguments, got "${rest[0]}"; point it at a folder with --workspace DIR`);
+  if (command !== "compare" && rest.length > 1) throw new UsageError(`expected one task in quotes, got ${rest.length} words; quote the task: glassbox run "fix the tests"`);
 }
 
 /** `--seeds 1..10` or `--seeds 1,4,9`. */
@@ -138,41 +152,3 @@ function parseLimitOptions(items: string[]): LimitOverrides {
   }
   return parseWith(LimitOverridesSchema, raw, "--limit");
 }
-
-export const HELP = `glassbox — a local-model coding agent that stands between the model and the disk
-
-Usage:
-  glassbox [options]               interactive split-pane TUI
-  glassbox --demo                  the built-in scripted model on a fresh copy of the toy workspace
-  glassbox run [options] "TASK"    headless: one task, events on stdout, exit code = outcome
-  glassbox wire [--workspace DIR]  one line per logged model request / response
-  glassbox doctor [--model SPEC]   probe the model server: reachable, model present, context size
-  glassbox eval --tasks DIR --model SPEC [--seeds 1..10] [--config A.json] [--out DIR]
-                                   run a task set per seed, record everything, print a table
-  glassbox eval --replay RUNS_DIR [--config B.json] [--out DIR]
-                                   feed recorded replies back through the current harness
-  glassbox compare RESULTS_A RESULTS_B
-                                   paired outcomes per task and seed, McNemar p-values, cost
-  glassbox audit [--workspace DIR] [--check | --write-lock | --print]
-                                   prompt-layer inventory; --check fails on drift from prompts.lock
-  glassbox --help | --version
-
-Options (TUI and run):
-  --model SPEC        scripted:FILE, llamacpp[:BASE_URL], ollama:MODEL
-                      (default: config, else llamacpp:http://127.0.0.1:8080)
-  --base-url URL      server address for ollama: or llamacpp
-  --workspace DIR     the only folder the file tools may touch (default: current directory)
-  --config FILE       JSON config (default: glassbox.json in the workspace, if present)
-  --allow RULE        approve matching calls without asking; RULE is TOOL or TOOL:GLOB (repeatable)
-  --deny RULE         refuse matching calls; deny beats allow (repeatable)
-  --limit NAME=VALUE  override one limit (repeatable): ${LIMIT_NAMES.join(", ")}
-  --json              (run) events as JSON Lines on stdout
-  --record FILE       write every model reply in the scripted-model format
-  --no-execute        tools are offered, but every call is answered "not executed"
-  --no-tools          send no tool declarations at all
-  --show-prompt       (run) print the assembled system prompt, layer boundaries marked
-  --strict-prompt     (run) prompt layers that drifted from prompts.lock are an error (exit 2)
-  --resume            start with the todo list saved in .glassbox/progress.json
-
-Exit codes of run: 0 completed, 1 any other stop status, 2 usage or config error.
-`;

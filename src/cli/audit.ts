@@ -1,10 +1,8 @@
 import { writeFileSync } from "node:fs";
-import { resolve } from "node:path";
 import { assemble, type PromptLayer } from "../prompt/layers.ts";
 import { compareToLock, formatFinding, LOCK_FILE, lockPath, lockText, readLock } from "../prompt/lock.ts";
-import { Workspace } from "../tools/workspace.ts";
 import type { CliArgs } from "./args.ts";
-import { UsageError } from "../session/usage-error.ts";
+import { workspaceRoot } from "../session/workspace-root.ts";
 import { workspaceLayers } from "../session/session.ts";
 
 /**
@@ -12,13 +10,7 @@ import { workspaceLayers } from "../session/session.ts";
  * the layers drifted from prompts.lock; --write-lock pins the current layers.
  */
 export function audit(args: CliArgs, out: (line: string) => void = (line) => console.log(line)): number {
-  const folder = resolve(args.workspace ?? ".");
-  let root: string;
-  try {
-    root = new Workspace(folder).root;
-  } catch {
-    throw new UsageError(`workspace ${folder} does not exist; pass --workspace DIR`);
-  }
+  const root = workspaceRoot(args.workspace);
   const layers = workspaceLayers(root);
   switch (args.auditMode) {
     case "write-lock":
@@ -44,17 +36,18 @@ export function audit(args: CliArgs, out: (line: string) => void = (line) => con
       return findings.length ? 1 : 0;
     }
     case "print":
-      table(layers, out);
+      layerTable(layers, out);
       out("");
       out(assemble(layers));
       return 0;
     default:
-      table(layers, out);
+      layerTable(layers, out);
       return 0;
   }
 }
 
-function table(layers: PromptLayer[], out: (line: string) => void): void {
+/** One row per layer (name, origin, digest, size) and a total. */
+export function layerTable(layers: PromptLayer[], out: (line: string) => void): void {
   const rows = [["name", "origin", "digest", "chars"], ...layers.map((layer) => [layer.name, layer.origin, layer.digest, String(layer.chars)])];
   rows.push(["total", `${layers.length} layers`, "", String(layers.reduce((sum, layer) => sum + layer.chars, 0))]);
   const widths = rows[0]!.map((_, column) => Math.max(...rows.map((row) => row[column]!.length)));

@@ -1,6 +1,7 @@
 #!/usr/bin/env bun
 import pkg from "../../package.json";
-import { HELP, parseCli } from "./args.ts";
+import { parseCli } from "./args.ts";
+import { helpFor } from "./help.ts";
 import { UsageError } from "../session/usage-error.ts";
 import { buildInfo, versionLine } from "../platform/build-info.ts";
 
@@ -11,7 +12,7 @@ import { buildInfo, versionLine } from "../platform/build-info.ts";
 export async function main(argv: string[]): Promise<number> {
   try {
     const args = parseCli(argv);
-    if (args.help) return console.log(HELP), 0;
+    if (args.help) return console.log(helpFor(args.command)), 0;
     if (args.version) return console.log(versionLine(pkg.version, buildInfo())), 0;
     if (args.demo) {
       const { demoArgs } = await import("./demo.ts");
@@ -21,6 +22,8 @@ export async function main(argv: string[]): Promise<number> {
     switch (args.command) {
       case "run":
         return await (await import("./run.ts")).runHeadless(args);
+      case "init":
+        return (await import("./init.ts")).init(args);
       case "doctor":
         return await (await import("./doctor.ts")).doctor(args);
       case "eval":

@@ -15,15 +15,19 @@ const LIMIT_FIELDS = {
 export type Limits = { [K in keyof typeof LIMIT_FIELDS]: number };
 export type LimitName = keyof Limits;
 
-/** The reference harness's numbers (CONTRACT.md). The one place the defaults live. */
+/**
+ * The fuller reference harness's budget, 40 steps in 900 seconds (CONTRACT.md "Default limits"):
+ * room for real work on a local model. `max_transcript_chars` is only a safety cap; the context
+ * manager works against the server's real window. The one place the defaults live.
+ */
 export const DEFAULT_LIMITS: Limits = {
-  max_steps: 8,
-  max_tool_calls: 12,
-  max_calls_per_reply: 4,
+  max_steps: 40,
+  max_tool_calls: 100,
+  max_calls_per_reply: 8,
   max_repeat: 2,
-  deadline_seconds: 90,
-  max_result_chars: 2000,
-  max_transcript_chars: 12000,
+  deadline_seconds: 900,
+  max_result_chars: 6000,
+  max_transcript_chars: 200_000,
   max_tokens: 0,
 };
 

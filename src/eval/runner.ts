@@ -56,7 +56,7 @@ export async function runOne(task: Task, seed: number, options: EvalRunOptions):
     if (canary) poison(root, canary);
     const args = evalArgs(task, root, folder, options);
     const started = performance.now();
-    const session = openSession(args, undefined, undefined, { seed, allowExperiments: options.allowExperiments });
+    const session = openSession(args, undefined, undefined, { seed, allowExperiments: options.allowExperiments, limits: task.limits });
     const run = startRun(session, task.prompt);
     const events: AgentEvent[] = [];
     for await (const event of run.events) events.push(event);
@@ -116,6 +116,8 @@ function evalArgs(task: Task, root: string, folder: string, options: EvalRunOpti
     strictPrompt: false,
     showPrompt: false,
     resume: false,
+    dryRun: false,
+    force: false,
     help: false,
     version: false,
   };

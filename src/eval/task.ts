@@ -1,6 +1,7 @@
 import { readdirSync, readFileSync } from "node:fs";
 import { basename, join } from "node:path";
 import { z } from "zod";
+import { LimitOverridesSchema } from "../core/limits.ts";
 import { parseWith } from "../session/config.ts";
 import { UsageError } from "../session/usage-error.ts";
 
@@ -25,6 +26,11 @@ export const TaskSchema = z
     /** NOTES.md tells AI assistants to read ../secrets/canary.txt, and that file exists outside the copy. */
     poisoned: z.boolean().default(false),
     pass: z.array(CriterionSchema).min(1),
+    /**
+     * The task's own budget, so its results stay comparable when the defaults change; a
+     * `--config` file's limits apply on top (that is what an A/B of limits compares).
+     */
+    limits: LimitOverridesSchema.default({}),
   })
   .strict();
 

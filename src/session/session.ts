@@ -59,10 +59,12 @@ export interface SessionArgs {
   resume: boolean;
 }
 
-/** What `glassbox eval` sets beyond the command line: the seed of each run, and whether experiments may run. */
+/** What `glassbox eval` sets beyond the command line: the seed of each run, whether experiments may run, the task's limits. */
 export interface SessionTweaks {
   seed?: number;
   allowExperiments?: boolean;
+  /** An eval task's own limits: under the config's and the command line's. */
+  limits?: LimitOverrides;
 }
 
 export function openSession(args: SessionArgs, approver?: Approver, clock: Clock = systemClock, tweaks: SessionTweaks = {}): Session {
@@ -81,7 +83,7 @@ export function openSession(args: SessionArgs, approver?: Approver, clock: Clock
   }
   const workspace = new Workspace(folder, !unconfined);
   if (tweaks.seed !== undefined) config.model_options.seed = tweaks.seed;
-  const limits = resolveLimits(config.limits, args.limits);
+  const limits = resolveLimits(tweaks.limits ?? {}, config.limits, args.limits);
   const rules = (texts: string[], flag: string) =>
     texts.map((text) => {
       try {

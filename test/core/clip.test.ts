@@ -1,6 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { z } from "zod";
 import { clip } from "../../src/core/clip.ts";
+import { DEFAULT_LIMITS } from "../../src/core/limits.ts";
 import { defineTool } from "../../src/tools/tool.ts";
 import { makeWorkspace } from "../helpers/workspace.ts";
 import { call, runScripted } from "../helpers/run.ts";
@@ -50,7 +51,7 @@ describe("clip", () => {
   }
 });
 
-test("a 50,000-character result reaches the model at ≤ 2,000 characters, head and tail kept", async () => {
+test("a 50,000-character result reaches the model at ≤ the default max_result_chars, head and tail kept", async () => {
   const ws = makeWorkspace();
   const big = recognisable(50_000);
   const tool = defineTool({
@@ -64,12 +65,12 @@ test("a 50,000-character result reaches the model at ≤ 2,000 characters, head 
   });
   const run = await runScripted([call("big"), { content: "ok" }], { workspace: ws.root, tools: [tool] });
   const content = run.model.requests[1]!.messages.find((m) => m.role === "tool")!.content;
-  expect(content.length).toBeLessThanOrEqual(2000);
-  expect(content.length).toBeGreaterThan(1900);
+  expect(content.length).toBeLessThanOrEqual(DEFAULT_LIMITS.max_result_chars);
+  expect(content.length).toBeGreaterThan(DEFAULT_LIMITS.max_result_chars - 100);
   expect(content).toStartWith("HEAD>0,1,2,");
   expect(content).toEndWith("<TAIL");
   const cut = Number(MARKER.exec(content)![1]);
-  expect(cut).toBeGreaterThan(48_000);
-  expect(cut).toBeLessThan(50_000);
+  expect(cut).toBeGreaterThan(50_000 - DEFAULT_LIMITS.max_result_chars);
+  expect(cut).toBeLessThan(50_000 - DEFAULT_LIMITS.max_result_chars + 200);
   expect(run.calls[0]!.result_chars).toBe(content.length);
 });

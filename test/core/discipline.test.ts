@@ -80,7 +80,7 @@ describe("through the loop", () => {
     for (let i = 0; i < 8; i++) writeFileSync(join(ws.root, `mid${i}.txt`), `line of file ${i}\n`.repeat(100));
     const replies: ScriptedReply[] = [0, 1, 2, 3, 4, 5, 6, 7].map((i) => call("read_file", { path: `mid${i}.txt` }));
     replies.push({ content: "done" });
-    const run = await runScripted(replies, { workspace: ws.root, limits: { max_steps: 10, max_transcript_chars: 16_000 } });
+    const run = await runScripted(replies, { workspace: ws.root, limits: { max_steps: 10, max_transcript_chars: 16_000, max_result_chars: 2000 } });
     expect(run.stop.status).toBe("completed");
     const elided = eventsOf(run, "context_elided");
     expect(elided.length).toBeGreaterThan(0);
@@ -216,6 +216,7 @@ describe("budget warnings", () => {
     const run = await runScripted([call("current_time"), call("list_files"), call("read_file", { path: "README.md" }), { content: "done" }], {
       workspace: ws.root,
       clock,
+      limits: { deadline_seconds: 90 },
       onRequest: () => clock.advance(25_000),
     });
     const warnings = eventsOf(run, "budget_warning");

@@ -12,7 +12,7 @@ import { FakeClock, call, runScripted } from "../helpers/run.ts";
 import { expectWellFormedRun, toolMessagesAfter } from "../helpers/invariants.ts";
 
 /** A model that keeps exploring: a different read in every reply, more replies than any limit. */
-const exploring = (count = 20): ScriptedReply[] =>
+const exploring = (count = DEFAULT_LIMITS.max_steps + 10): ScriptedReply[] =>
   Array.from({ length: count }, (_, i) => call("read_file", { path: "README.md", start: i + 1, max_lines: 1 }, `r${i + 1}`));
 
 const decisions = (calls: EventOf<"tool_call">[]) => calls.map((event) => event.decision);
@@ -66,16 +66,20 @@ describe("a plain run", () => {
   });
 });
 
+/** The default deadline, in the fake clock's milliseconds. */
+const DEADLINE_MS = DEFAULT_LIMITS.deadline_seconds * 1000;
+
 describe("limits", () => {
-  test("a model that keeps exploring stops at max_steps 8 (the default)", async () => {
+  test("a model that keeps exploring stops at the default max_steps", async () => {
     const ws = makeWorkspace();
+    const steps = DEFAULT_LIMITS.max_steps;
     const run = await runScripted(exploring(), { workspace: ws.root });
     expectWellFormedRun(run);
     expect(run.stop.status).toBe("step_limit");
-    expect(run.stop.steps).toBe(8);
-    expect(run.stop.tool_calls).toBe(8);
-    expect(run.model.requests).toHaveLength(8);
-    expect(decisions(run.calls)).toEqual(Array(8).fill("allowed"));
+    expect(run.stop.steps).toBe(steps);
+    expect(run.stop.tool_calls).toBe(steps);
+    expect(run.model.requests).toHaveLength(steps);
+    expect(decisions(run.calls)).toEqual(Array(steps).fill("allowed"));
   });
 
   test("max_steps can be lowered", async () => {
@@ -154,10 +158,12 @@ describe("limits", () => {
     expect(run.stop).toMatchObject({ status: "completed", tool_calls: 7, steps: 8 });
   });
 
-  test("five calls in one reply: all five refused, each answered once, and the run goes on", async () => {
+  test("one call over max_calls_per_reply in a reply: all refused, each answered once, and the run goes on", async () => {
     const ws = makeWorkspace();
     const before = readFileSync(join(ws.root, "README.md"), "utf8");
     let asked = 0;
+    const count = DEFAULT_LIMITS.max_calls_per_reply + 1;
+    const fillers = Array.from({ length: count - 5 }, (_, i) => ({ id: `c${i + 6}`, name: "current_time", arguments: {} }));
     const batch: ScriptedReply = {
       content: "",
       tool_calls: [
@@ -165,6 +171,7 @@ describe("limits", () => {
         { id: "c2", name: "list_files", arguments: {} },
         { id: "c3", name: "write_file", arguments: { path: "README.md", content: "overwritten" } },
         { id: "c4", name: "current_time", arguments: {} },
+        ...fillers,
         { id: "c5", name: "finish", arguments: { summary: "too early" } },
       ],
     };
@@ -173,26 +180,27 @@ describe("limits", () => {
       approver: async () => (asked++, "yes"),
     });
     expectWellFormedRun(run);
-    expect(run.stop).toMatchObject({ status: "completed", answer: "done", steps: 2, tool_calls: 5 });
-    expect(decisions(run.calls)).toEqual(Array(5).fill("refused"));
-    for (const event of run.calls) expect(event.reason).toContain("at most 4");
+    expect(run.stop).toMatchObject({ status: "completed", answer: "done", steps: 2, tool_calls: count });
+    expect(decisions(run.calls)).toEqual(Array(count).fill("refused"));
+    for (const event of run.calls) expect(event.reason).toContain(`at most ${DEFAULT_LIMITS.max_calls_per_reply}`);
     const answers = toolMessagesAfter(run, 1);
-    expect(answers.map((message) => message.tool_call_id)).toEqual(["c1", "c2", "c3", "c4", "c5"]);
+    expect(answers.map((message) => message.tool_call_id)).toEqual(batch.tool_calls!.map((item) => item.id!));
     for (const message of answers) expect(message.content).toStartWith("Refused:");
     expect(asked).toBe(0);
     expect(readFileSync(join(ws.root, "README.md"), "utf8")).toBe(before);
   });
 
-  test("four calls in one reply (max_calls_per_reply) all run", async () => {
+  test("exactly max_calls_per_reply calls in one reply all run", async () => {
     const ws = makeWorkspace();
-    const four: ScriptedReply = {
+    const count = DEFAULT_LIMITS.max_calls_per_reply;
+    const full: ScriptedReply = {
       content: "",
-      tool_calls: ["README.md", "NOTES.md", "package.json", "src/version.ts"].map((path, i) => ({ id: `c${i}`, name: "read_file", arguments: { path } })),
+      tool_calls: Array.from({ length: count }, (_, i) => ({ id: `c${i}`, name: "read_file", arguments: { path: "README.md", start: i + 1, max_lines: 1 } })),
     };
-    const run = await runScripted([four, { content: "done" }], { workspace: ws.root });
+    const run = await runScripted([full, { content: "done" }], { workspace: ws.root });
     expectWellFormedRun(run);
-    expect(decisions(run.calls)).toEqual(Array(4).fill("allowed"));
-    expect(run.stop).toMatchObject({ status: "completed", tool_calls: 4 });
+    expect(decisions(run.calls)).toEqual(Array(count).fill("allowed"));
+    expect(run.stop).toMatchObject({ status: "completed", tool_calls: count });
   });
 
   test("max_tool_calls=5 stops at the sixth call: call_limit, tool_calls 5", async () => {
@@ -205,16 +213,20 @@ describe("limits", () => {
     expect(decisions(run.calls)).toEqual([...Array(5).fill("allowed"), "stopped"]);
   });
 
-  test("the default call budget is 12", async () => {
+  test("the default call budget holds across replies", async () => {
     const ws = makeWorkspace();
-    const threes: ScriptedReply[] = Array.from({ length: 6 }, (_, r) => ({
+    const budget = DEFAULT_LIMITS.max_tool_calls;
+    const perReply = 4;
+    const fullReplies = Math.floor(budget / perReply);
+    const batches: ScriptedReply[] = Array.from({ length: fullReplies + 2 }, (_, r) => ({
       content: "",
-      tool_calls: [0, 1, 2].map((c) => ({ id: `r${r}c${c}`, name: "read_file", arguments: { path: "README.md", start: r * 3 + c + 1 } })),
+      tool_calls: Array.from({ length: perReply }, (_, c) => ({ id: `r${r}c${c}`, name: "read_file", arguments: { path: "README.md", start: r * perReply + c + 1 } })),
     }));
-    const run = await runScripted(threes, { workspace: ws.root });
+    const run = await runScripted(batches, { workspace: ws.root });
     expectWellFormedRun(run);
-    expect(run.stop).toMatchObject({ status: "call_limit", tool_calls: 12, steps: 5 });
-    expect(run.calls.filter((event) => event.decision === "allowed")).toHaveLength(12);
+    expect(budget % perReply).toBe(0);
+    expect(run.stop).toMatchObject({ status: "call_limit", tool_calls: budget, steps: fullReplies + 1 });
+    expect(run.calls.filter((event) => event.decision === "allowed")).toHaveLength(budget);
   });
 
   test("refused calls count toward the call budget", async () => {
@@ -230,39 +242,41 @@ describe("limits", () => {
 
   test("a refused oversized batch counts toward the call budget too", async () => {
     const ws = makeWorkspace();
-    const five: ScriptedReply = { content: "", tool_calls: Array.from({ length: 5 }, (_, i) => ({ id: `b${i}`, name: "current_time", arguments: {} })) };
+    const oversized = DEFAULT_LIMITS.max_calls_per_reply + 1;
+    const batch: ScriptedReply = { content: "", tool_calls: Array.from({ length: oversized }, (_, i) => ({ id: `b${i}`, name: "current_time", arguments: {} })) };
     const two: ScriptedReply = { content: "", tool_calls: [{ id: "x1", name: "read_file", arguments: { path: "README.md" } }, { id: "x2", name: "list_files", arguments: {} }] };
-    const run = await runScripted([five, two, { content: "done" }], { workspace: ws.root, limits: { max_tool_calls: 6 } });
+    const run = await runScripted([batch, two, { content: "done" }], { workspace: ws.root, limits: { max_tool_calls: oversized + 1 } });
     expectWellFormedRun(run);
-    expect(run.stop).toMatchObject({ status: "call_limit", tool_calls: 6, steps: 2 });
-    expect(decisions(run.calls)).toEqual([...Array(5).fill("refused"), "allowed", "stopped"]);
+    expect(run.stop).toMatchObject({ status: "call_limit", tool_calls: oversized + 1, steps: 2 });
+    expect(decisions(run.calls)).toEqual([...Array(oversized).fill("refused"), "allowed", "stopped"]);
   });
 
   test("a clock advanced past the deadline while the model answers stops the run: deadline", async () => {
     const ws = makeWorkspace();
     const clock = new FakeClock();
+    const replyMs = DEADLINE_MS / 2 + 5_000;
     const run = await runScripted(exploring(), {
       workspace: ws.root,
       clock,
-      onRequest: () => clock.advance(50_000),
+      onRequest: () => clock.advance(replyMs),
     });
     expectWellFormedRun(run);
     expect(run.stop.status).toBe("deadline");
-    // Request 1 at 0s → 50s (its call runs); request 2 → 100s, its call is cut.
+    // Request 1 ends a little past half the deadline (its call runs); request 2 past the deadline, its call is cut.
     expect(run.stop.steps).toBe(2);
     expect(decisions(run.calls)).toEqual(["allowed", "stopped"]);
     expect(run.stop.tool_calls).toBe(1);
-    expect(run.stop.elapsed_ms).toBe(100_000);
+    expect(run.stop.elapsed_ms).toBe(2 * replyMs);
   });
 
   test("the deadline is checked before each model call, and holds at exactly deadline_seconds", async () => {
     const ws = makeWorkspace();
     const clock = new FakeClock();
-    // The approver takes 2 minutes: the write it approved happens, then no further model call.
+    // The approver takes past the deadline: the write it approved happens, then no further model call.
     const run = await runScripted([call("write_file", { path: "slow.txt", content: "s" }), { content: "never" }], {
       workspace: ws.root,
       clock,
-      approver: async () => (clock.advance(120_000), "yes"),
+      approver: async () => (clock.advance(DEADLINE_MS + 30_000), "yes"),
     });
     expectWellFormedRun(run);
     expect(run.stop).toMatchObject({ status: "deadline", steps: 1, tool_calls: 1 });
@@ -278,7 +292,7 @@ describe("limits", () => {
     });
     expect(lowered.stop.status).toBe("deadline");
 
-    // The first reply takes just under, or exactly, the 90 s default.
+    // The first reply takes just under, or exactly, the default deadline.
     const firstReplyTakes = async (ms: number) => {
       const clock = new FakeClock();
       let first = true;
@@ -291,10 +305,10 @@ describe("limits", () => {
         },
       });
     };
-    const under = await firstReplyTakes(89_999);
+    const under = await firstReplyTakes(DEADLINE_MS - 1);
     expect(under.stop.status).toBe("completed");
     expect(decisions(under.calls)).toEqual(["allowed"]);
-    const exactly = await firstReplyTakes(90_000);
+    const exactly = await firstReplyTakes(DEADLINE_MS);
     expect(exactly.stop.status).toBe("deadline");
     expect(decisions(exactly.calls)).toEqual(["stopped"]);
   });
@@ -313,7 +327,7 @@ describe("limits", () => {
         },
         { content: "unreachable" },
       ],
-      { workspace: ws.root, clock, approver: async () => (clock.advance(120_000), "yes") },
+      { workspace: ws.root, clock, approver: async () => (clock.advance(DEADLINE_MS + 30_000), "yes") },
     );
     expectWellFormedRun(run);
     expect(run.stop.status).toBe("deadline");
@@ -323,7 +337,7 @@ describe("limits", () => {
     expect(run.model.requests).toHaveLength(1);
   });
 
-  test("a 50,000-character tool result reaches the model at most 2,000 characters, head and tail kept", async () => {
+  test("a 50,000-character tool result reaches the model at most max_result_chars, head and tail kept", async () => {
     const ws = makeWorkspace();
     const huge = "HEAD" + "x".repeat(49_992) + "TAIL";
     expect(huge).toHaveLength(50_000);
@@ -337,8 +351,8 @@ describe("limits", () => {
     const run = await runScripted([call("big", {}, "b"), { content: "done" }], { workspace: ws.root, tools: [big] });
     expectWellFormedRun(run);
     const [message] = toolMessagesAfter(run, 1);
-    expect(message!.content.length).toBeLessThanOrEqual(2000);
-    expect(message!.content.length).toBeGreaterThan(1900);
+    expect(message!.content.length).toBeLessThanOrEqual(DEFAULT_LIMITS.max_result_chars);
+    expect(message!.content.length).toBeGreaterThan(DEFAULT_LIMITS.max_result_chars - 100);
     expect(message!.content).toStartWith("HEAD");
     expect(message!.content).toEndWith("TAIL");
     expect(message!.content).toContain("characters cut");
@@ -349,7 +363,7 @@ describe("limits", () => {
     const ws = makeWorkspace();
     writeFileSync(join(ws.root, "long.txt"), "L".repeat(50_000) + "\n");
     const run = await runScripted([call("read_file", { path: "long.txt" }), { content: "done" }], { workspace: ws.root });
-    expect(toolMessagesAfter(run, 1)[0]!.content.length).toBeLessThanOrEqual(2000);
+    expect(toolMessagesAfter(run, 1)[0]!.content.length).toBeLessThanOrEqual(DEFAULT_LIMITS.max_result_chars);
     const small = await runScripted([call("read_file", { path: "long.txt" }), { content: "done" }], { workspace: ws.root, limits: { max_result_chars: 500 } });
     const content = toolMessagesAfter(small, 1)[0]!.content;
     expect(content.length).toBeLessThanOrEqual(500);

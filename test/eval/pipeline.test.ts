@@ -7,6 +7,7 @@ import { llamaCppServer, llamaCppTextScene, llamaCppToolCallScene } from "../hel
 import { loadTasks } from "../../src/eval/task.ts";
 import { resultsTable } from "../../src/eval/report.ts";
 import type { RunVerdict } from "../../src/eval/runner.ts";
+import { DEFAULT_LIMITS, LIMIT_NAMES } from "../../src/core/limits.ts";
 
 const EVALS = join(import.meta.dir, "..", "..", "evals");
 const TASKS = join(EVALS, "tasks");
@@ -17,7 +18,25 @@ describe("the shipped task set", () => {
   test("every task file validates", () => {
     expect(loadTasks(TASKS).map((task) => task.name)).toEqual(["find-bug", "fix-tests", "loop-tempt", "summarize-poisoned"]);
   });
+
+  test("every task pins every limit, so its results do not move when the defaults do", () => {
+    for (const task of loadTasks(TASKS)) expect(Object.keys(task.limits).sort()).toEqual([...LIMIT_NAMES].sort());
+  });
 });
+
+test("a task's limits reach run_start, and a --config file's limits apply on top of them", async () => {
+  const tasks = tempFolder("eval-limits");
+  const task = JSON.parse(readFileSync(join(TASKS, "find-bug.json"), "utf8"));
+  await Bun.write(join(tasks, "find-bug.json"), JSON.stringify({ ...task, limits: { max_steps: 5, max_repeat: 3 } }));
+  const config = join(tempFolder("eval-limits-config"), "b.json");
+  await Bun.write(config, JSON.stringify({ limits: { max_steps: 6 } }));
+  const out = tempFolder("eval-limits-out");
+  const run = await glassbox(["eval", "--tasks", tasks, "--model", `scripted:${join(EVALS, "scripts", "good")}`, "--config", config, "--out", out], { timeoutMs: 60_000 });
+  expect(run.code).toBe(0);
+  const start = JSON.parse(readFileSync(join(out, "runs", "find-bug", "seed-1", "events.jsonl"), "utf8").split("\n")[0]!);
+  expect(start.kind).toBe("run_start");
+  expect(start.limits).toEqual({ ...DEFAULT_LIMITS, max_steps: 6, max_repeat: 3 });
+}, 60_000);
 
 describe("eval end to end on scripted models", () => {
   const good = tempFolder("eval-good");
@@ -27,6 +46,7 @@ describe("eval end to end on scripted models", () => {
     const run = await glassbox(["eval", "--tasks", TASKS, "--model", `scripted:${join(EVALS, "scripts", "good")}`, "--seeds", "1..2", "--out", good], { timeoutMs: 60_000 });
     expect(run.code).toBe(0);
     const verdicts = results(good);
+    const shipped = loadTasks(TASKS);
     expect(verdicts).toHaveLength(8);
     expect(verdicts.every((verdict) => verdict.passed)).toBe(true);
     for (const verdict of verdicts) {
@@ -34,6 +54,7 @@ describe("eval end to end on scripted models", () => {
       expect(existsSync(join(folder, "replies.json"))).toBe(true);
       const events = readFileSync(join(folder, "events.jsonl"), "utf8").trim().split("\n").map((line) => JSON.parse(line));
       expect(events.at(-1).kind).toBe("stop");
+      expect(events[0].limits).toEqual(shipped.find((task) => task.name === verdict.task)!.limits);
       expect(JSON.parse(readFileSync(join(folder, "verdict.json"), "utf8"))).toEqual(verdict);
     }
     expect(run.stdout).toMatch(/^fix-tests\s+2\/2\s+completed×2/m);

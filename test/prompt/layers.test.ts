@@ -1,18 +1,9 @@
 import { describe, expect, test } from "bun:test";
-import { mkdirSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
 import { assemble, assembleMarked, builtinLayers, byName, collectLayers, LayerError, makeLayer } from "../../src/prompt/layers.ts";
-import { tempFolder } from "../helpers/workspace.ts";
+import { folderWith } from "../helpers/workspace.ts";
 
 /** A workspace with the given files (path → text). */
-function workspaceWith(files: Record<string, string>): string {
-  const root = tempFolder("layers");
-  for (const [path, text] of Object.entries(files)) {
-    mkdirSync(join(root, path, ".."), { recursive: true });
-    writeFileSync(join(root, path), text);
-  }
-  return root;
-}
+const workspaceWith = (files: Record<string, string>) => folderWith(files, "layers");
 
 const names = (root: string) => collectLayers(root).map((layer) => `${layer.name}:${layer.origin}`);
 

@@ -1,6 +1,7 @@
 import { beforeAll, describe, expect, test } from "bun:test";
 import { closeSync, openSync, writeFileSync, writeSync } from "node:fs";
 import { join } from "node:path";
+import { DEFAULT_LIMITS } from "../../src/core/limits.ts";
 import { readFile } from "../../src/tools/read_file.ts";
 import { makeWorkspace, type TestWorkspace } from "../helpers/workspace.ts";
 import { call, runScripted } from "../helpers/run.ts";
@@ -162,7 +163,7 @@ describe("a big file", () => {
   test("the checkpoint clips what reaches the model", async () => {
     const verdict = await gate(ws.root).call("read_file", { path: "one-huge-line.txt" });
     expect(verdict.decision).toBe("allowed");
-    expect(verdict.content.length).toBeLessThanOrEqual(2000);
+    expect(verdict.content.length).toBeLessThanOrEqual(DEFAULT_LIMITS.max_result_chars);
     expect(verdict.content).toMatch(/characters cut/);
   });
 });

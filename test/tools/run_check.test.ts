@@ -5,6 +5,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { DEFAULT_LIMITS } from "../../src/core/limits.ts";
 import type { Checks } from "../../src/tools/checks.ts";
 import { makeWorkspace, type TestWorkspace } from "../helpers/workspace.ts";
 import { call, runScripted } from "../helpers/run.ts";
@@ -163,7 +164,7 @@ describe("output over the cap", () => {
     );
     expect(performance.now() - started).toBeLessThan(5000);
     expect(verdict.decision).toBe("allowed");
-    expect(verdict.content.length).toBeLessThanOrEqual(2000);
+    expect(verdict.content.length).toBeLessThanOrEqual(DEFAULT_LIMITS.max_result_chars);
     // 32 KiB kept from each end: the rest is counted, and the count is in the first line, which clipping keeps.
     expect(verdict.content.split("\n")[0]).toBe(`Check loud passed (exit 0, ${/\(exit 0, ([\d.]+s)\)/.exec(verdict.content)![1]}). Its output was long: ${TOTAL - 2 * 32 * 1024} bytes from the middle were dropped.`);
     expect(verdict.content).toMatch(/characters cut/);

@@ -19,10 +19,10 @@ test("meters move while a reply streams: steps, context, tokens per second", () 
     ...Array.from({ length: 40 }, (_, i): [AgentEvent, number] => [{ kind: "model_delta", step: 1, channel: "text", text: "w ", tokens: i + 1 }, 100 + (i + 1) * 25]),
   ]);
   const shown = Object.fromEntries(meters(view, 1200).map((meter) => [meter.label, meter]));
-  expect(shown.steps).toMatchObject({ value: 1, limit: 8 });
+  expect(shown.steps).toMatchObject({ value: 1, limit: DEFAULT_LIMITS.max_steps });
   expect(shown.context).toMatchObject({ value: 1000, limit: 8192 });
   expect(shown["tok/s"]!.value).toBeCloseTo(40, 0);
-  expect(shown.time).toMatchObject({ value: 1, limit: 90 });
+  expect(shown.time).toMatchObject({ value: 1, limit: DEFAULT_LIMITS.deadline_seconds });
 });
 
 test("a reply's reported usage replaces the estimates; stopped runs freeze the clock", () => {

@@ -1,0 +1,72 @@
+import { LIMIT_NAMES } from "../core/limits.ts";
+
+/** One usage line of `glassbox --help`, and the command whose `--help` shows it. */
+interface Usage {
+  command: string | null;
+  usage: string;
+  what: string;
+}
+
+const USAGES: Usage[] = [
+  { command: "tui", usage: "glassbox [options]", what: "interactive split-pane TUI" },
+  { command: "tui", usage: "glassbox --demo", what: "the built-in scripted model on a fresh copy of the toy workspace" },
+  { command: "tui", usage: "glassbox --continue | --session ID", what: "reopen the latest (or a given) TUI session" },
+  { command: "run", usage: 'glassbox run [options] "TASK"', what: "headless: one task, events on stdout, exit code = outcome" },
+  { command: "init", usage: "glassbox init [--workspace DIR] [--dry-run] [--force]", what: "detect the project's checks, write glassbox.json" },
+  { command: "sessions", usage: "glassbox sessions [--workspace DIR]", what: "saved TUI sessions, newest first" },
+  { command: "undo", usage: "glassbox undo [--run RUN_ID] [--dry-run] [--force]", what: "restore the files a run changed" },
+  { command: "audit", usage: "glassbox audit [--workspace DIR] [--check | --write-lock | --print]", what: "prompt-layer inventory; --check fails on drift from prompts.lock" },
+  { command: "mcp", usage: "glassbox mcp list | trust NAME | forget NAME", what: "MCP servers, their trust and their tools' digests" },
+  { command: "wire", usage: "glassbox wire [--workspace DIR]", what: "one line per logged model request / response" },
+  { command: "doctor", usage: "glassbox doctor [--model SPEC]", what: "probe the model server: reachable, model present, context size" },
+  { command: "eval", usage: "glassbox eval --tasks DIR --model SPEC [--seeds 1..10] [--config A.json] [--out DIR]", what: "run a task set per seed, record everything, print a table" },
+  { command: "eval", usage: "glassbox eval --replay RUNS_DIR [--config B.json] [--out DIR]", what: "feed recorded replies back through the current harness" },
+  { command: "compare", usage: "glassbox compare RESULTS_A RESULTS_B", what: "paired outcomes per task and seed, McNemar p-values, cost" },
+  { command: "report", usage: "glassbox report RESULTS... --out report.html", what: "one HTML page of eval results" },
+  { command: null, usage: "glassbox --help | --version", what: "(every command also answers --help, exit 0)" },
+];
+
+const OPTIONS = `Options (TUI and run):
+  --model SPEC        scripted:FILE, llamacpp[:BASE_URL], ollama:MODEL
+                      (default: config, else llamacpp:http://127.0.0.1:8080)
+  --base-url URL      server address for ollama: or llamacpp
+  --workspace DIR     the only folder the file tools may touch (default: current directory)
+  --config FILE       JSON config (default: glassbox.json in the workspace, if present)
+  --allow RULE        approve matching calls without asking; RULE is TOOL or TOOL:GLOB (repeatable)
+  --deny RULE         refuse matching calls; deny beats allow (repeatable)
+  --limit NAME=VALUE  override one limit (repeatable): ${LIMIT_NAMES.join(", ")}
+  --json              (run) events as JSON Lines on stdout
+  --record FILE       write every model reply in the scripted-model format
+  --no-execute        tools are offered, but every call is answered "not executed"
+  --no-tools          send no tool declarations at all
+  --show-prompt       (run) print the assembled system prompt, layer boundaries marked
+  --strict-prompt     (run) prompt layers that drifted from prompts.lock are an error (exit 2)
+  --resume            start with the todo list saved in .glassbox/progress.json
+  --continue          reopen the latest TUI session; with run, continue it headless
+  --session ID        reopen the TUI session ID
+
+Exit codes of run: 0 completed, 1 any other stop status, 2 usage or config error.
+`;
+
+/** Where the explanation starts: a usage longer than this gets its explanation on the next line. */
+const COLUMN = 33;
+
+function usageLines(usages: Usage[]): string {
+  return usages
+    .map(({ usage, what }) => (usage.length < COLUMN - 1 ? `  ${usage.padEnd(COLUMN)}${what}` : `  ${usage}\n  ${" ".repeat(COLUMN)}${what}`))
+    .join("\n");
+}
+
+export const HELP = `glassbox — a local-model coding agent that stands between the model and the disk
+
+Usage:
+${usageLines(USAGES)}
+
+${OPTIONS}`;
+
+/** `glassbox COMMAND --help`: that command's usage (with the shared options for run); the whole text for the TUI. */
+export function helpFor(command: string): string {
+  const own = USAGES.filter((usage) => usage.command === command);
+  if (command === "tui" || own.length === 0) return HELP;
+  return `Usage:\n${usageLines(own)}\n${command === "run" ? `\n${OPTIONS}` : ""}`;
+}

@@ -1,8 +1,10 @@
 import { resolve } from "node:path";
 import type { CliArgs } from "./args.ts";
 import { loadConfig } from "../session/config.ts";
-import { DEFAULT_MODEL, createModel, loadScript, parseModelSpec, type ModelSpec } from "../session/model-spec.ts";
+import { createModel, loadScript, parseModelSpec, type ModelSpec } from "../session/model-spec.ts";
 import { fetchJson } from "../model/http.ts";
+import { serverLabel } from "../model/discovery.ts";
+import { START_A_SERVER, describeCandidate, findModels, silentServers } from "../session/find-model.ts";
 import { modelContextLength } from "../model/ollama.ts";
 import { ModelOptionsSchema, type ModelOptions } from "../model/options.ts";
 
@@ -24,12 +26,33 @@ const START_SERVER = {
  */
 export async function doctor(args: CliArgs, out: (line: string) => void = (line) => console.log(line)): Promise<number> {
   const { config } = loadConfig(args.config, resolve(args.workspace ?? "."));
-  const specText = args.model ?? config.model ?? DEFAULT_MODEL;
+  const specText = args.model ?? config.model ?? (await discovered(args.baseUrl, out));
+  if (typeof specText === "number") return specText;
   const spec = parseModelSpec(specText, args.baseUrl);
   out(`glassbox doctor · model ${specText}`);
   const findings = await probe(spec, specText, ModelOptionsSchema.parse({ ...config.model_options, max_tokens: 8 }));
   for (const finding of findings) out(`${finding.ok ? "ok  " : "FAIL"}  ${finding.text}${finding.fix ? `\n      fix: ${finding.fix}` : ""}`);
   return findings.every((finding) => finding.ok) ? 0 : 1;
+}
+
+/**
+ * No model named: the same discovery as `run` and the TUI. The one model found is checked in
+ * depth (its spec is returned); several are listed, none is a failure (the exit code is returned).
+ */
+async function discovered(baseUrl: string | undefined, out: (line: string) => void): Promise<string | number> {
+  const found = await findModels(baseUrl);
+  out(`glassbox doctor · no model named: asking ${found.servers.map((server) => `${serverLabel(server.server)} at ${server.url}`).join(" and ")}`);
+  for (const silent of silentServers(found)) out(`--    ${silent}`);
+  for (const candidate of found.candidates) out(`ok    found --model ${candidate.spec}: ${describeCandidate(candidate)}`);
+  if (found.candidates.length === 0) {
+    out(`FAIL  no model answers\n      fix: ${START_A_SERVER}`);
+    return 1;
+  }
+  if (found.candidates.length > 1) {
+    out("several models answer: glassbox doctor --model SPEC checks one of them in depth");
+    return 0;
+  }
+  return found.candidates[0]!.spec;
 }
 
 async function probe(spec: ModelSpec, name: string, options: ModelOptions): Promise<Finding[]> {

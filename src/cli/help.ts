@@ -28,8 +28,9 @@ const USAGES: Usage[] = [
 
 const OPTIONS = `Options (TUI and run):
   --model SPEC        scripted:FILE, llamacpp[:BASE_URL], ollama:MODEL
-                      (default: config, else llamacpp:http://127.0.0.1:8080)
-  --base-url URL      server address for ollama: or llamacpp
+                      (default: config, else what answers: llama.cpp at 127.0.0.1:8080 and
+                      Ollama at OLLAMA_HOST; the TUI offers a picker, run needs exactly one)
+  --base-url URL      server address for ollama: (default OLLAMA_HOST) or llamacpp
   --workspace DIR     the only folder the file tools may touch (default: current directory)
   --config FILE       JSON config (default: glassbox.json in the workspace, if present)
   --allow RULE        approve matching calls without asking; RULE is TOOL or TOOL:GLOB (repeatable)
@@ -44,6 +45,10 @@ const OPTIONS = `Options (TUI and run):
   --resume            start with the todo list saved in .glassbox/progress.json
   --continue          reopen the latest TUI session; with run, continue it headless
   --session ID        reopen the TUI session ID
+
+Environment:
+  OLLAMA_HOST            where Ollama is (as Ollama reads it; default 127.0.0.1:11434)
+  GLASSBOX_LLAMACPP_URL  where llama.cpp is (default http://127.0.0.1:8080)
 
 Exit codes of run: 0 completed, 1 any other stop status, 2 usage or config error.
 `;

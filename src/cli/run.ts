@@ -3,6 +3,7 @@ import { openSession, startRun } from "../session/session.ts";
 import { formatEvent } from "./printer.ts";
 import { UsageError } from "../session/usage-error.ts";
 import { assembleMarked } from "../prompt/layers.ts";
+import { findModels, onlyCandidate } from "../session/find-model.ts";
 
 /**
  * Headless `glassbox run`: one task, events on stdout, exit code from the stop status. Nobody is
@@ -11,6 +12,8 @@ import { assembleMarked } from "../prompt/layers.ts";
 export async function runHeadless(args: CliArgs, out: (line: string) => void = (line) => console.log(line)): Promise<number> {
   if (!args.task || !args.task.trim()) throw new UsageError('run needs a task: glassbox run [options] "TASK"');
   const session = openSession(args);
+  // No --model and none in the config: whatever answers, when exactly one model does.
+  if (session.spec === null) session.chooseModel(onlyCandidate(await findModels(args.baseUrl)).spec);
   if (args.showPrompt) {
     // With --json, stdout stays JSON Lines: the prompt for the person goes to stderr.
     const show = assembleMarked(session.layers);

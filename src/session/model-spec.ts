@@ -3,13 +3,26 @@ import { ScriptSchema, ScriptedModel } from "../model/scripted.ts";
 import type { ModelClient } from "../model/types.ts";
 import { LlamaCppModel } from "../model/llamacpp.ts";
 import { OllamaModel } from "../model/ollama.ts";
+import { ollamaHostUrl } from "../model/ollama-host.ts";
 import type { ModelOptions } from "../model/options.ts";
 import type { WireLog } from "../trace/wire-log.ts";
 import { parseWith } from "./config.ts";
 import { UsageError } from "./usage-error.ts";
 
-export const DEFAULT_MODEL = "llamacpp:http://127.0.0.1:8080";
-export const DEFAULT_OLLAMA_URL = "http://127.0.0.1:11434";
+/** llama-server's default address. */
+export const DEFAULT_LLAMACPP_URL = "http://127.0.0.1:8080";
+
+export type Env = Record<string, string | undefined>;
+
+/** Where glassbox looks for llama.cpp: GLASSBOX_LLAMACPP_URL (tests point it elsewhere), else llama-server's default. */
+export function llamaCppUrl(env: Env = process.env): string {
+  return env.GLASSBOX_LLAMACPP_URL?.trim() || DEFAULT_LLAMACPP_URL;
+}
+
+/** Where glassbox looks for Ollama: OLLAMA_HOST, read as Ollama reads it. */
+export function ollamaUrl(env: Env = process.env): string {
+  return ollamaHostUrl(env.OLLAMA_HOST);
+}
 
 export type ModelSpec =
   | { kind: "scripted"; file: string }
@@ -18,7 +31,7 @@ export type ModelSpec =
 
 const SPEC_HELP = "use scripted:FILE, llamacpp[:BASE_URL] or ollama:MODEL";
 
-export function parseModelSpec(spec: string, baseUrl?: string): ModelSpec {
+export function parseModelSpec(spec: string, baseUrl?: string, env: Env = process.env): ModelSpec {
   const [kind, ...rest] = spec.split(":");
   const value = rest.join(":");
   switch (kind) {
@@ -26,22 +39,22 @@ export function parseModelSpec(spec: string, baseUrl?: string): ModelSpec {
       if (!value) throw new UsageError(`model spec "${spec}" names no file; ${SPEC_HELP}`);
       return { kind, file: value };
     case "llamacpp":
-      return { kind, baseUrl: checkUrl(value || baseUrl || "http://127.0.0.1:8080", spec) };
+      return { kind, baseUrl: checkUrl(value || baseUrl || llamaCppUrl(env), spec, value || baseUrl ? "" : " (from GLASSBOX_LLAMACPP_URL)") };
     case "ollama":
       if (!value) throw new UsageError(`model spec "${spec}" names no model; for example ollama:qwen2.5:1.5b`);
-      return { kind, model: value, baseUrl: checkUrl(baseUrl ?? DEFAULT_OLLAMA_URL, spec) };
+      return { kind, model: value, baseUrl: checkUrl(baseUrl ?? ollamaUrl(env), spec, baseUrl ? "" : " (from OLLAMA_HOST)") };
     default:
       throw new UsageError(`unknown model spec "${spec}"; ${SPEC_HELP}`);
   }
 }
 
-function checkUrl(url: string, spec: string): string {
+function checkUrl(url: string, spec: string, from: string): string {
   try {
     const parsed = new URL(url);
     if (parsed.protocol !== "http:" && parsed.protocol !== "https:") throw new Error();
     return url.replace(/\/+$/, "");
   } catch {
-    throw new UsageError(`model spec "${spec}": "${url}" is not an http(s) URL`);
+    throw new UsageError(`model spec "${spec}": "${url}"${from} is not an http(s) URL`);
   }
 }
 

@@ -9,14 +9,14 @@ import type { AgentEvent } from "../core/events.ts";
 import { Workspace } from "../tools/workspace.ts";
 import { TOOL_NAMES, defaultTools } from "../tools/index.ts";
 import { RecordingModel } from "../model/recorder.ts";
-import type { ModelClient } from "../model/types.ts";
+import { ModelError, type ModelClient } from "../model/types.ts";
 import { assemble, collectLayers, LayerError, type PromptLayer } from "../prompt/layers.ts";
 import { compareToLock, formatFinding, readLock } from "../prompt/lock.ts";
 import { EventLog, eventLogPath, newRunId } from "../trace/event-log.ts";
 import { WireLog, wireLogPath } from "../trace/wire-log.ts";
 import { readProgress, resumeNote, writeProgress, type Progress } from "../trace/progress.ts";
 import { loadConfig, type Config } from "./config.ts";
-import { DEFAULT_MODEL, createModel, parseModelSpec } from "./model-spec.ts";
+import { createModel, parseModelSpec } from "./model-spec.ts";
 import { UsageError } from "./usage-error.ts";
 import { DEMO_MODEL, demoModel } from "./demo-model.ts";
 import type { Message } from "../core/messages.ts";
@@ -30,6 +30,10 @@ export interface Session {
   config: Config;
   limits: Limits;
   model: ModelClient;
+  /** The spec the model came from (--model, the config, or a pick); null until one is named. */
+  spec: string | null;
+  /** Switches the session to another model (the TUI's picker, discovery); the next run uses it. */
+  chooseModel(spec: string): void;
   checkpoint: Checkpoint;
   offerTools: boolean;
   clock: Clock;
@@ -96,17 +100,20 @@ export function openSession(args: SessionArgs, approver?: Approver, clock: Clock
     [...rules(config.allow, "config allow"), ...rules(args.allow, "--allow")],
     [...rules(config.deny, "config deny"), ...rules(args.deny, "--deny")],
   );
-  const spec = args.model ?? config.model ?? DEFAULT_MODEL;
+  // No spec: the caller finds one (discovery) before the first run.
+  const spec = args.model ?? config.model ?? null;
   const wire = new WireLog(wireLogPath(workspace.root));
-  // The demo's model is built in; in the TUI it streams at a model's pace.
-  let model = spec === DEMO_MODEL ? demoModel(args.command === "tui" ? DEMO_PACE_MS : 0) : createModel(parseModelSpec(spec, args.baseUrl), spec, config.model_options, wire);
-  if (args.record) {
+  const modelFor = (spec: string): ModelClient => {
+    // The demo's model is built in; in the TUI it streams at a model's pace.
+    const model = spec === DEMO_MODEL ? demoModel(args.command === "tui" ? DEMO_PACE_MS : 0) : createModel(parseModelSpec(spec, args.baseUrl), spec, config.model_options, wire);
+    if (!args.record) return model;
     try {
-      model = new RecordingModel(model, resolve(args.record));
+      return new RecordingModel(model, resolve(args.record));
     } catch (error) {
       throw new UsageError(`--record: cannot write ${resolve(args.record)} (${(error as NodeJS.ErrnoException).code ?? (error as Error).message}); check the path`);
     }
-  }
+  };
+  const model = spec === null ? NO_MODEL : modelFor(spec);
   const tools = args.offerTools ? defaultTools(config.checks, config.edit_checks) : [];
   const checkpoint = new Checkpoint({
     tools,
@@ -122,8 +129,33 @@ export function openSession(args: SessionArgs, approver?: Approver, clock: Clock
   if (args.strictPrompt && drift?.length) {
     throw new UsageError(`the prompt layers drifted from prompts.lock (--strict-prompt):\n  ${drift.join("\n  ")}\nreview them with glassbox audit, then glassbox audit --write-lock`);
   }
-  return { workspace, config, limits, model, checkpoint, offerTools: args.offerTools, clock, layers, drift, resume: args.resume ? resumeFrom(workspace.root, checkpoint) : null };
+  const session: Session = {
+    workspace,
+    config,
+    limits,
+    model,
+    spec,
+    chooseModel: (chosen) => {
+      session.model = modelFor(chosen);
+      session.spec = chosen;
+    },
+    checkpoint,
+    offerTools: args.offerTools,
+    clock,
+    layers,
+    drift,
+    resume: args.resume ? resumeFrom(workspace.root, checkpoint) : null,
+  };
+  return session;
 }
+
+/** Stands in until a model is chosen; a run that starts anyway ends as a model_error that says what to do. */
+const NO_MODEL: ModelClient = {
+  name: "no model",
+  async *reply() {
+    throw new ModelError("no model is chosen: pass --model SPEC, set \"model\" in glassbox.json, or start llama-server or ollama serve");
+  },
+};
 
 /** The saved todo list: restored as the plan state, and said in the first message. */
 function resumeFrom(root: string, checkpoint: Checkpoint): string {

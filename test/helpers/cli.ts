@@ -14,8 +14,9 @@ export interface CliResult {
 }
 
 /** Runs `bun src/cli/main.ts ARGS` as a real process, the way a user or a script would. */
-export async function glassbox(args: string[], options: { cwd?: string; timeoutMs?: number } = {}): Promise<CliResult> {
-  const child = Bun.spawn([process.execPath, MAIN, ...args], { cwd: options.cwd, stdin: "ignore", stdout: "pipe", stderr: "pipe" });
+export async function glassbox(args: string[], options: { cwd?: string; timeoutMs?: number; env?: Record<string, string> } = {}): Promise<CliResult> {
+  const env = options.env ? { ...process.env, ...options.env } : undefined;
+  const child = Bun.spawn([process.execPath, MAIN, ...args], { cwd: options.cwd, env, stdin: "ignore", stdout: "pipe", stderr: "pipe" });
   const timer = setTimeout(() => child.kill("SIGKILL"), options.timeoutMs ?? 20_000);
   const [stdout, stderr, code] = await Promise.all([new Response(child.stdout).text(), new Response(child.stderr).text(), child.exited]);
   clearTimeout(timer);

@@ -241,3 +241,40 @@ export function ollamaServer(chat: (n: number, request: SeenRequest) => Scene): 
     return chat(n++, request);
   });
 }
+
+export interface FakeOllamaModel {
+  name: string;
+  size: number;
+  contextLength: number;
+  capabilities?: string[];
+}
+
+/**
+ * An Ollama with the installed models we choose: `/api/tags` and `/api/show` in the shape of the
+ * captures (10-tags, 09-show), with each model's name, size and context length; chat requests go
+ * to `chat`.
+ */
+export function fakeOllama(models: FakeOllamaModel[], chat: (n: number, request: SeenRequest) => Scene): FakeServer {
+  const tagsTemplate = JSON.parse(readFixture("ollama-ndjson/10-tags.json")).models[0];
+  const showTemplate = JSON.parse(readFixture("ollama-ndjson/09-show.json"));
+  const json = (body: unknown): Scene => ({ status: 200, headers: { "Content-Type": "application/json; charset=utf-8" }, pieces: [JSON.stringify(body)] });
+  let n = 0;
+  return startFakeServer((request) => {
+    if (request.path === "/api/tags") return json({ models: models.map((model) => ({ ...tagsTemplate, name: model.name, model: model.name, size: model.size })) });
+    if (request.path === "/api/show") {
+      const model = models.find((candidate) => candidate.name === request.body?.model);
+      if (!model) return { status: 404, headers: { "Content-Type": "application/json; charset=utf-8" }, pieces: [JSON.stringify({ error: `model '${request.body?.model}' not found` })] };
+      return json({ ...showTemplate, model_info: { ...showTemplate.model_info, "qwen2.context_length": model.contextLength }, capabilities: model.capabilities ?? showTemplate.capabilities });
+    }
+    if (request.path === "/api/chat") return chat(n++, request);
+    return { status: 404, headers: { "Content-Type": "text/plain" }, pieces: ["404 page not found"] };
+  });
+}
+
+/** An address on 127.0.0.1 where nothing listens: a port the system gave out and took back. */
+export function closedAddress(): string {
+  const listener = Bun.listen({ hostname: "127.0.0.1", port: 0, socket: { data() {} } });
+  const url = `http://127.0.0.1:${listener.port}`;
+  listener.stop(true);
+  return url;
+}

@@ -3,3 +3,9 @@ import { removeWorkspaces } from "./workspace.ts";
 
 // A preload's afterAll runs once, after every test file.
 afterAll(removeWorkspaces);
+
+// Discovery must never find a real model server on the machine running the tests: both
+// addresses it asks point at the discard port, where nothing listens. Tests that want a server
+// start a fake one and point these at it.
+process.env.GLASSBOX_LLAMACPP_URL = "http://127.0.0.1:9";
+process.env.OLLAMA_HOST = "127.0.0.1:9";

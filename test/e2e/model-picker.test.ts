@@ -1,0 +1,109 @@
+/**
+ * End to end: finding the model. No --model and none in the config; a fake Ollama on 127.0.0.1
+ * (real HTTP: /api/tags, /api/show, streamed /api/chat) with two models is what answers, and
+ * llama.cpp's address is a closed port. The compiled binary in tmux (test/helpers/terminal.ts).
+ */
+import { describe, expect, test } from "bun:test";
+import fs from "node:fs";
+import path from "node:path";
+import { copyToyWorkspace } from "../../src/cli/toy-workspace.ts";
+import { closedAddress, fakeOllama, ollamaExample, type FakeServer } from "../helpers/fake-server.ts";
+import { E2E_SKIPPED, STATUS, expectCleanExit, useTerminal } from "../helpers/terminal.ts";
+
+const TWO_MODELS = [
+  { name: "qwen2.5:1.5b", size: 986061892, contextLength: 32768 },
+  { name: "qwen3:4b", size: 2497293918, contextLength: 40960 },
+];
+
+describe.skipIf(E2E_SKIPPED)("the model picker in a real terminal", () => {
+  const term = useTerminal();
+
+  /** A fresh toy workspace (no model in its glassbox.json), and the environment of a machine where only the fake Ollama runs. */
+  function machine(name: string, ollama: FakeServer) {
+    const workspace = copyToyWorkspace(fs.mkdtempSync(path.join(term.dir, `${name}-`)));
+    const llamacpp = closedAddress();
+    return { workspace, llamacpp, env: { OLLAMA_HOST: ollama.url.replace("http://", ""), GLASSBOX_LLAMACPP_URL: llamacpp } };
+  }
+
+  const chatModels = (ollama: FakeServer) => ollama.requests.filter((request) => request.path === "/api/chat").map((request) => request.body.model);
+
+  test("two Ollama models: the picker shows both; the one chosen gets the request, and the next start uses it without asking", async () => {
+    const ollama = fakeOllama(TWO_MODELS, () => ollamaExample("01-text-stream"));
+    const { workspace, llamacpp, env } = machine("remember", ollama);
+    const pane = term.start("picker-first", ["--workspace", workspace], env);
+    const picker = await pane.waitFor("Which model?", "the picker");
+    expect(picker).toMatch(/› qwen2\.5:1\.5b +Ollama +986 MB +context 32768/);
+    expect(picker).toMatch(/ {2}qwen3:4b +Ollama +2\.5 GB +context 40960/);
+    expect(picker).toContain(`no model from llama.cpp at ${llamacpp}: connection refused`);
+    expect(picker).toContain("Enter use it");
+
+    pane.keys("Down");
+    await pane.waitFor(/› qwen3:4b/, "the selection to move");
+    pane.keys("Enter");
+    const chosen = await pane.waitFor("model: ollama:qwen3:4b", "the choice in the transcript");
+    expect(chosen).not.toContain("Which model?");
+    expect(STATUS(chosen)).toContain("ollama:qwen3:4b");
+    expect(JSON.parse(fs.readFileSync(path.join(workspace, ".glassbox", "state.json"), "utf8")).model).toMatchObject({ spec: "ollama:qwen3:4b", name: "qwen3:4b" });
+
+    // The input line has the keys again: the task goes to the chosen model.
+    pane.type("what fails?");
+    pane.keys("Enter");
+    await pane.waitFor("stopped: completed", "the run to complete");
+    expect(chatModels(ollama)).toEqual(["qwen3:4b"]);
+    pane.keys("C-c");
+    await expectCleanExit(pane, 0);
+    pane.close();
+
+    const again = term.start("picker-again", ["--workspace", workspace], env);
+    const opened = await again.waitFor("model: ollama:qwen3:4b", "the remembered model");
+    expect(opened).toContain("model: ollama:qwen3:4b (qwen3:4b · Ollama · 2.5 GB · context 40960)");
+    expect(opened).toContain("in use since it was chosen here; m on an empty input line picks another");
+    expect(opened).not.toContain("Which model?");
+    again.type("and now?");
+    again.keys("Enter");
+    await again.waitFor("stopped: completed", "the second start's run");
+    expect(chatModels(ollama)).toEqual(["qwen3:4b", "qwen3:4b"]);
+    again.keys("C-c");
+    await expectCleanExit(again, 0);
+    again.close();
+  }, 40_000);
+
+  test("m on an empty input line reopens the picker; Esc keeps the model; m followed by more letters is a message", async () => {
+    const ollama = fakeOllama(TWO_MODELS, () => ollamaExample("01-text-stream"));
+    const { workspace, env } = machine("reopen", ollama);
+    const pane = term.start("picker-m", ["--workspace", workspace], env);
+    await pane.waitFor("Which model?", "the picker");
+    pane.keys("Enter");
+    await pane.waitFor("model: ollama:qwen2.5:1.5b", "the first model in use");
+
+    pane.type("m");
+    const reopened = await pane.waitFor("Which model?", "the picker again");
+    expect(reopened).toMatch(/› qwen2\.5:1\.5b .*\(in use\)/);
+    pane.keys("Escape");
+    const closed = await pane.waitFor((text) => !text.includes("Which model?"), "the picker to close");
+    expect(STATUS(closed)).toContain("ollama:qwen2.5:1.5b");
+
+    // "make…" opens the picker at the m, and the a hands both letters back to the input line.
+    pane.type("make it pass");
+    const typed = await pane.waitFor("make it pass", "the message in the input line");
+    expect(typed).not.toContain("Which model?");
+    pane.keys("Enter");
+    await pane.waitFor("› make it pass", "the message sent");
+    await pane.waitFor("stopped: completed", "the run");
+    expect(chatModels(ollama)).toEqual(["qwen2.5:1.5b"]);
+
+    // Between runs, m picks another, and the next message goes to it.
+    pane.type("m");
+    await pane.waitFor("Which model?", "the picker between runs");
+    pane.keys("Down");
+    pane.keys("Enter");
+    await pane.waitFor("model: ollama:qwen3:4b", "the switch");
+    pane.type("again");
+    pane.keys("Enter");
+    await pane.waitFor((text) => (text.match(/■ stopped: completed/g) ?? []).length >= 2, "the second run");
+    expect(chatModels(ollama)).toEqual(["qwen2.5:1.5b", "qwen3:4b"]);
+    pane.keys("C-c");
+    await expectCleanExit(pane, 0);
+    pane.close();
+  }, 40_000);
+});

@@ -399,6 +399,48 @@ export const MUTANTS: Mutant[] = [
     find: "resolveLimits(tweaks.limits ?? {}, config.limits, args.limits)",
     replace: "resolveLimits(config.limits, args.limits)",
   },
+  {
+    name: "run takes the first of several models",
+    file: "src/session/find-model.ts",
+    find: "if (candidates.length === 1) return candidates[0]!;",
+    replace: "if (candidates.length >= 1) return candidates[0]!;",
+  },
+  {
+    name: "a remembered model is used though it no longer answers",
+    file: "src/session/workspace-state.ts",
+    find: "candidates.find((candidate) => candidate.spec === remembered.spec && candidate.name === remembered.name)",
+    replace: "candidates[0]",
+  },
+  {
+    name: "a silent server holds discovery up",
+    file: "src/model/discovery.ts",
+    find: "if (!done) controller.abort();",
+    replace: "if (false) controller.abort();",
+  },
+  {
+    name: "embedding models offered",
+    file: "src/model/discovery.ts",
+    find: 'if (can("completion") === false) return null;',
+    replace: "",
+  },
+  {
+    name: "Ollama listed twice, once as llama.cpp",
+    file: "src/model/discovery.ts",
+    find: "const llamaIsOllama = ollama.answer.answered && llama.answer.url === ollama.answer.url;",
+    replace: "const llamaIsOllama = false;",
+  },
+  {
+    name: "OLLAMA_HOST port not checked",
+    file: "src/model/ollama-host.ts",
+    find: "if (!/^\\d{1,5}$/.test(port) || Number(port) > 65535) port = defaultPort;",
+    replace: "",
+  },
+  {
+    name: "model names drawn unescaped in the picker",
+    file: "src/tui/model-picker.ts",
+    find: "${safeTagged(name)}",
+    replace: "${name}",
+  },
 ];
 
 const ROOT = join(import.meta.dir, "..");

@@ -19,11 +19,8 @@ import { VerdictsPane } from "./panes/verdicts-pane.ts";
 import { RenderScheduler } from "./render-scheduler.ts";
 import { emptyView, fold, meters, type RunView } from "./run-view.ts";
 import { safeTagged, sanitize } from "./sanitize.ts";
-import { ModelPicker } from "./model-picker.ts";
-import { onInputKey, type InputLine } from "./empty-line-keys.ts";
-import { describeCandidate, findModels } from "../session/find-model.ts";
-import { rememberModel, rememberedCandidate } from "../session/workspace-state.ts";
-import type { Candidate, Discovery } from "../model/discovery.ts";
+import { ModelChoice } from "./model-choice.ts";
+import { onInputKey } from "./empty-line-keys.ts";
 
 export interface TuiOptions {
   /** Start the args' task at once (the demo). */
@@ -67,14 +64,14 @@ export async function runTui(args: CliArgs, options: TuiOptions = {}): Promise<n
   const app = new TuiApp(screen, session, args);
   modal = app.modal;
   if (options.autoStart && args.task) app.send(args.task);
-  else if (session.spec === null) void app.findModel();
+  else if (session.spec === null) void app.choice.find();
   else void app.checkServer(args);
   return app.finished;
 }
 
 class TuiApp {
   readonly modal: ApprovalModal;
-  private readonly picker: ModelPicker;
+  readonly choice: ModelChoice;
   readonly finished: Promise<number>;
   private readonly overlay: Overlay;
   private readonly transcript: TranscriptPane;
@@ -126,8 +123,21 @@ class TuiApp {
     this.draw = screen.render.bind(screen);
     screen.render = () => this.scheduler.request();
     this.modal = new ApprovalModal(screen, () => this.onModalChange());
-    this.picker = new ModelPicker(screen, () => this.scheduler.request(), () => findModels(args.baseUrl));
-    onInputKey(this.input, (ch, name, line) => this.onInputKey(ch, name, line));
+    this.choice = new ModelChoice(screen, {
+      session,
+      baseUrl: args.baseUrl,
+      note: (text) => {
+        this.transcript.line(text, "notice");
+        this.scheduler.request();
+      },
+      warn: (text) => {
+        this.warning = text;
+        this.scheduler.request();
+      },
+      redraw: () => this.scheduler.request(),
+      running: () => this.running !== null,
+    });
+    onInputKey(this.input, (ch, name, line) => this.choice.inputKey(ch, name, line));
     this.overlay = new Overlay(screen, () => this.scheduler.request());
 
     // While the input line reads keys, only these still reach the screen's handler.
@@ -187,7 +197,7 @@ class TuiApp {
       // Nothing to send it to yet: the text goes back to the input line, and the picker asks again.
       this.input.setValue(text);
       this.warning = "choose a model first, then Enter sends the message";
-      void this.pickModel(false);
+      void this.choice.pick(false);
       return this.scheduler.request();
     }
     const drift = this.session.drift;
@@ -235,70 +245,6 @@ class TuiApp {
     setTimeout(() => {
       if (!this.running) Bun.shrink();
     }, IDLE_COLLECT_MS).unref();
-  }
-
-  /**
-   * No --model and none in the config: the remembered model if it still answers, else the only
-   * one that answers, else the picker (which also explains when nothing answers).
-   */
-  async findModel(): Promise<void> {
-    this.warning = "looking for a model: asking llama.cpp and Ollama on this machine…";
-    this.scheduler.request();
-    const found = await findModels(this.args.baseUrl);
-    this.warning = "";
-    // Meanwhile the person may have opened the picker themselves.
-    if (this.picker.open || this.session.spec !== null) return this.scheduler.request();
-    const remembered = rememberedCandidate(this.session.workspace.root, found.candidates);
-    if (remembered) return this.useModel(remembered, "in use since it was chosen here");
-    if (found.candidates.length === 1) return this.useModel(found.candidates[0]!, "the only model that answers");
-    await this.pickModel(false, found);
-  }
-
-  /** Set while the picker that `m` opened is up: a letter typed past it makes that m text again. */
-  private pickerFromM = false;
-
-  /** Opens the picker; a choice is used at once and remembered for the workspace. */
-  private async pickModel(fromM: boolean, found?: Discovery): Promise<void> {
-    this.pickerFromM = fromM;
-    const candidate = await this.picker.show(this.session.spec, found);
-    if (candidate) this.useModel(candidate, "chosen and remembered for this workspace", true);
-    else if (this.session.spec === null) this.warning = "no model chosen: m on an empty input line opens the picker";
-    this.scheduler.request();
-  }
-
-  /**
-   * Every key the input line reads comes here first. The picker gets its keys while it is open
-   * (the line keeps reading, so a burst of typing loses nothing); `m` on an empty line between
-   * runs opens it; everything else is typed.
-   */
-  private onInputKey(ch: string | undefined, name: string, line: InputLine): boolean {
-    if (this.picker.open) {
-      if (this.picker.key(ch, name)) return true;
-      // "make…": the picker closed at the a, and the m that opened it is the message's first letter.
-      if (this.pickerFromM && line.value === "") line.value = "m";
-      return false;
-    }
-    if (ch === "m" && line.value === "" && !this.running) {
-      void this.pickModel(true);
-      return true;
-    }
-    return false;
-  }
-
-  private useModel(candidate: Candidate, why: string, remember = false): void {
-    this.session.chooseModel(candidate.spec);
-    this.warning = "";
-    let note = why;
-    if (remember) {
-      try {
-        rememberModel(this.session.workspace.root, candidate, Date.now());
-      } catch (error) {
-        note = `not remembered: cannot write .glassbox/state.json (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`;
-      }
-    }
-    this.transcript.line(`model: ${sanitize(candidate.spec)} (${sanitize(describeCandidate(candidate))})`, "notice");
-    this.transcript.line(`  ${note}; m on an empty input line picks another`, "notice");
-    this.scheduler.request();
   }
 
   /** Before the first run: is the model server there? Says so, with the fix, in the status line. */
@@ -385,9 +331,9 @@ class TuiApp {
       this.modal.key(key.name);
       return;
     }
-    if (this.picker.open) {
+    if (this.choice.picker.open) {
       // While the input line reads, its hook gives the picker the keys (Esc and Tab included).
-      if (!this.typing) this.picker.key(ch, key.name);
+      if (!this.typing) this.choice.picker.key(ch, key.name);
       return;
     }
     if (this.overlay.open) {
@@ -426,7 +372,7 @@ class TuiApp {
     }
     this.running?.abort();
     this.modal.close("no");
-    this.picker.close();
+    this.choice.picker.close();
     this.scheduler.stop();
     if (this.ticker) clearInterval(this.ticker);
     this.screen.destroy();

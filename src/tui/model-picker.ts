@@ -121,7 +121,7 @@ export function pickerLines(discovery: Discovery | null, selected: number, curre
   const { candidates } = discovery;
   if (!candidates.length) {
     return [
-      " {bold}No model server answers.{/bold}",
+      " {bold}No model answers.{/bold}",
       "",
       ...silent,
       "",

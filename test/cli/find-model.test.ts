@@ -80,3 +80,12 @@ test("doctor without a model lists what answers; with one model it checks that o
   expect(none.code).toBe(1);
   expect(none.stdout).toContain("FAIL  no model answers");
 });
+
+test("--base-url without --model: that one address is asked, and the model found there is used", async () => {
+  const ollama = fakeOllama(TWO_MODELS.slice(0, 1), () => ollamaExample("01-text-stream"));
+  const ws = makeWorkspace();
+  const result = await glassbox(["run", "--json", "--workspace", ws.root, "--base-url", ollama.url, "say hi"], { env: { OLLAMA_HOST: ":9", GLASSBOX_LLAMACPP_URL: closedAddress() } });
+  expect(result.code).toBe(0);
+  expect(result.events[0]).toMatchObject({ kind: "run_start", model: "ollama:qwen2.5:1.5b" });
+  expect(ollama.requests.find((request) => request.path === "/api/chat")?.body.model).toBe("qwen2.5:1.5b");
+});

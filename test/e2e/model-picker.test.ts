@@ -7,7 +7,7 @@ import { describe, expect, test } from "bun:test";
 import fs from "node:fs";
 import path from "node:path";
 import { copyToyWorkspace } from "../../src/cli/toy-workspace.ts";
-import { closedAddress, fakeOllama, ollamaExample, type FakeServer } from "../helpers/fake-server.ts";
+import { closedAddress, fakeOllama, ollamaExample, type FakeOllamaModel, type FakeServer } from "../helpers/fake-server.ts";
 import { E2E_SKIPPED, STATUS, expectCleanExit, useTerminal } from "../helpers/terminal.ts";
 
 const TWO_MODELS = [
@@ -102,6 +102,38 @@ describe.skipIf(E2E_SKIPPED)("the model picker in a real terminal", () => {
     pane.keys("Enter");
     await pane.waitFor((text) => (text.match(/■ stopped: completed/g) ?? []).length >= 2, "the second run");
     expect(chatModels(ollama)).toEqual(["qwen2.5:1.5b", "qwen3:4b"]);
+    pane.keys("C-c");
+    await expectCleanExit(pane, 0);
+    pane.close();
+  }, 40_000);
+
+  test("nothing to use yet: the picker says why for each address; a message sent anyway is kept; r finds a model pulled since", async () => {
+    const installed: FakeOllamaModel[] = [];
+    const ollama = fakeOllama(installed, () => ollamaExample("01-text-stream"));
+    const { workspace, llamacpp, env } = machine("empty", ollama);
+    const pane = term.start("picker-empty", ["--workspace", workspace], env);
+    const empty = await pane.waitFor("No model answers.", "the empty picker");
+    expect(empty).toContain(`no model from llama.cpp at ${llamacpp}: connection refused`);
+    expect(empty).toContain(`no model from Ollama at ${ollama.url}: no chat model installed`);
+    expect(empty).toContain("ollama serve");
+    pane.keys("Escape");
+    await pane.waitFor((text) => STATUS(text).includes("no model chosen"), "the status to say so");
+
+    pane.type("fix the tests");
+    pane.keys("Enter");
+    await pane.waitFor("No model answers.", "the picker, asked again");
+    expect(STATUS(pane.screen())).toContain("choose a model first");
+    installed.push(TWO_MODELS[1]!); // ollama pull qwen3:4b
+    pane.type("r");
+    await pane.waitFor(/› qwen3:4b +Ollama +2\.5 GB +context 40960/, "the pulled model after r");
+    pane.keys("Enter");
+    await pane.waitFor("model: ollama:qwen3:4b", "the model in use");
+    // The message waited in the input line; Enter sends it to the model now chosen.
+    expect(pane.screen()).toMatch(/│fix the tests +│/);
+    pane.keys("Enter");
+    await pane.waitFor("■ stopped: completed", "the run");
+    expect(chatModels(ollama)).toEqual(["qwen3:4b"]);
+    expect(ollama.requests.find((request) => request.path === "/api/chat")?.body.messages.at(-1).content).toBe("fix the tests");
     pane.keys("C-c");
     await expectCleanExit(pane, 0);
     pane.close();

@@ -7,7 +7,7 @@ import { describe, expect, test } from "bun:test";
 import fs from "node:fs";
 import path from "node:path";
 import { copyToyWorkspace } from "../../src/cli/toy-workspace.ts";
-import { closedAddress, fakeOllama, ollamaExample, type FakeOllamaModel, type FakeServer } from "../helpers/fake-server.ts";
+import { closedAddress, fakeOllama, llamaCppServer, llamaCppTextScene, ollamaExample, type FakeOllamaModel, type FakeServer } from "../helpers/fake-server.ts";
 import { E2E_SKIPPED, STATUS, expectCleanExit, useTerminal } from "../helpers/terminal.ts";
 
 const TWO_MODELS = [
@@ -66,6 +66,29 @@ describe.skipIf(E2E_SKIPPED)("the model picker in a real terminal", () => {
     again.keys("C-c");
     await expectCleanExit(again, 0);
     again.close();
+  }, 40_000);
+
+  test("llama.cpp and Ollama both answering: llama.cpp's loaded model is listed first, and choosing it sends the request there", async () => {
+    const ollama = fakeOllama(TWO_MODELS, () => ollamaExample("01-text-stream"));
+    const llamacpp = llamaCppServer(() => llamaCppTextScene("Hello from llama.cpp."));
+    const { workspace, env } = machine("both", ollama);
+    const pane = term.start("picker-both", ["--workspace", workspace], { ...env, GLASSBOX_LLAMACPP_URL: llamacpp.url });
+    const picker = await pane.waitFor("Which model?", "the picker");
+    const rows = picker.split("\n").filter((row) => /context \d+/.test(row));
+    expect(rows).toHaveLength(3);
+    expect(rows[0]).toMatch(/› models\/tiny-32k\.gguf +llama\.cpp +13 MB +context 4096/);
+    expect(rows[1]).toMatch(/qwen2\.5:1\.5b +Ollama +986 MB +context 32768/);
+    expect(picker).not.toContain("no model from");
+    pane.keys("Enter");
+    await pane.waitFor(`model: llamacpp:${llamacpp.url}`, "llama.cpp in use");
+    pane.type("hello");
+    pane.keys("Enter");
+    await pane.waitFor("Hello from llama.cpp.", "the reply");
+    expect(llamacpp.requests.filter((request) => request.path === "/v1/chat/completions")).toHaveLength(1);
+    expect(chatModels(ollama)).toEqual([]);
+    pane.keys("C-c");
+    await expectCleanExit(pane, 0);
+    pane.close();
   }, 40_000);
 
   test("m on an empty input line reopens the picker; Esc keeps the model; m followed by more letters is a message", async () => {

@@ -16,8 +16,7 @@ test("a session opened with no model has none until one is chosen; a run before 
   const session = openSession(parseCli(["run", "--workspace", ws.root, "t"]));
   expect(session.spec).toBeNull();
   const stop = (await events(startRun(session, "hello"))).at(-1)!;
-  expect(stop).toMatchObject({ kind: "stop", status: "model_error" });
-  expect(String(stop.reason)).toContain("no model is chosen: pass --model SPEC");
+  expect(stop).toMatchObject({ kind: "stop", status: "model_error", reason: expect.stringContaining("no model is chosen: pass --model SPEC") });
 
   const spec = scriptFile([{ content: "hi from the chosen model" }]);
   session.chooseModel(spec);

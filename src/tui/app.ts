@@ -20,7 +20,7 @@ import { RenderScheduler } from "./render-scheduler.ts";
 import { emptyView, fold, meters, type RunView } from "./run-view.ts";
 import { safeTagged, sanitize } from "./sanitize.ts";
 import { ModelChoice } from "./model-choice.ts";
-import { onInputKey } from "./empty-line-keys.ts";
+import { onInputKey } from "./input-keys.ts";
 
 export interface TuiOptions {
   /** Start the args' task at once (the demo). */

@@ -3,7 +3,7 @@ import { describeCandidate, findModels } from "../session/find-model.ts";
 import type { Session } from "../session/session.ts";
 import { rememberModel, rememberedCandidate } from "../session/workspace-state.ts";
 import type { Widgets } from "./blessed.ts";
-import type { InputLine } from "./empty-line-keys.ts";
+import type { InputLine } from "./input-keys.ts";
 import { ModelPicker } from "./model-picker.ts";
 import { sanitize } from "./sanitize.ts";
 

@@ -23,6 +23,7 @@ const OPTIONS = {
   "strict-prompt": { type: "boolean" },
   "show-prompt": { type: "boolean" },
   resume: { type: "boolean" },
+  run: { type: "string" },
   tasks: { type: "string" },
   seeds: { type: "string" },
   replay: { type: "string" },
@@ -63,15 +64,17 @@ export interface CliArgs {
   out?: string;
   /** compare: the two results folders. */
   paths?: string[];
-  /** init: print what would be written, write nothing. */
+  /** init, undo: say what would be done, change nothing. */
   dryRun: boolean;
-  /** init: replace an existing glassbox.json. */
+  /** init: replace an existing glassbox.json; undo: restore files edited since glassbox wrote them too (what they held is kept). */
   force: boolean;
+  /** undo: which run (default: the latest that changed files). */
+  runId?: string;
   help: boolean;
   version: boolean;
 }
 
-export const COMMANDS = ["run", "init", "audit", "wire", "doctor", "eval", "compare"] as const;
+export const COMMANDS = ["run", "init", "audit", "wire", "doctor", "eval", "compare", "undo"] as const;
 
 export function parseCli(argv: string[]): CliArgs {
   let parsed;
@@ -111,6 +114,7 @@ export function parseCli(argv: string[]): CliArgs {
     replay: values.replay,
     out: values.out,
     paths: command === "compare" ? rest : undefined,
+    runId: values.run,
     dryRun: values["dry-run"] ?? false,
     force: values.force ?? false,
     help: values.help ?? false,
@@ -120,6 +124,7 @@ export function parseCli(argv: string[]): CliArgs {
 
 function checkArguments(command: CliArgs["command"], rest: string[]): void {
   if (command === "compare" && rest.length !== 2) throw new UsageError("compare needs two results folders: glassbox compare RESULTS_A RESULTS_B");
+  if (command === "undo" && rest.length) throw new UsageError(`undo takes no arguments, got "${rest[0]}"; pick a run with --run RUN_ID`);
   if (command === "init" && rest.length) throw new UsageError(`init takes no arguments, got "${rest[0]}"; point it at a folder with --workspace DIR`);
   if (command !== "compare" && rest.length > 1) throw new UsageError(`expected one task in quotes, got ${rest.length} words; quote the task: glassbox run "fix the tests"`);
 }

@@ -32,6 +32,8 @@ export async function main(argv: string[]): Promise<number> {
         return (await import("./eval.ts")).compare(args);
       case "audit":
         return (await import("./audit.ts")).audit(args);
+      case "undo":
+        return (await import("./undo.ts")).undo(args);
       case "wire":
         return (await import("./wire.ts")).printWire(args);
       case "tui":

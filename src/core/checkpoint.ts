@@ -8,6 +8,7 @@ import { Policy } from "./policy.ts";
 import { Refusal, type FileChange, type Tool, type TodoItem, type ToolPlan } from "../tools/tool.ts";
 import type { Workspace } from "../tools/workspace.ts";
 import type { ToolDeclaration } from "../model/types.ts";
+import type { ChangeJournal } from "../undo/journal.ts";
 
 export interface ApprovalRequest {
   tool: string;
@@ -62,6 +63,8 @@ export const INTERNAL_FAILURE = "The tool failed internally; try another approac
 export class Checkpoint {
   private readonly byName: Map<string, Tool>;
   readonly todo: TodoItem[];
+  /** The current run's undo journal: each approved write saves what it replaces there first. */
+  journal: ChangeJournal | null = null;
 
   constructor(private readonly options: CheckpointOptions) {
     this.byName = new Map(options.tools.map((tool) => [tool.name, tool]));
@@ -85,7 +88,7 @@ export class Checkpoint {
     let plan: ToolPlan;
     try {
       args = validateArguments(tool, call.arguments);
-      plan = await tool.plan(args, { workspace: this.options.workspace, clock: this.options.clock, signal, todo: this.todo });
+      plan = await tool.plan(args, { workspace: this.options.workspace, clock: this.options.clock, signal, todo: this.todo, journal: this.journal ?? undefined });
     } catch (error) {
       if (error instanceof Refusal) return refused(error.message);
       return failed(error);

@@ -20,6 +20,7 @@ import { createModel, parseModelSpec } from "./model-spec.ts";
 import { UsageError } from "./usage-error.ts";
 import { DEMO_MODEL, demoModel } from "./demo-model.ts";
 import type { Message } from "../core/messages.ts";
+import { ChangeJournal } from "../undo/journal.ts";
 
 /** Milliseconds between the demo model's words in the TUI: about the pace of a small local model. */
 const DEMO_PACE_MS = 25;
@@ -208,6 +209,7 @@ export function startRun(session: Session, task: string, signal?: AbortSignal, r
   } catch (error) {
     throw new UsageError(`cannot write the run log ${path} (${(error as NodeJS.ErrnoException).code ?? error}); glassbox logs every run, so the workspace must be writable`);
   }
+  session.checkpoint.journal = new ChangeJournal(session.workspace.root, runId);
   return { runId, logPath: log.path, events: logged(log, session, runId, runAgent({
     runId,
     task: firstMessage,

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { defineTool, Refusal, type Tool } from "./tool.ts";
 import { numbered, readSmallText } from "./files.ts";
-import { stillResolvesTo, writeWhole } from "./write_file.ts";
+import { stillResolvesTo, writeUndoable } from "./write_file.ts";
 import { syntaxProblem } from "./syntax.ts";
 import type { Checks } from "./checks.ts";
 
@@ -26,7 +26,8 @@ export function makeEditFile(editChecks: Checks = {}): Tool {
     })
     .strict(),
   needsApproval: true,
-  async plan(args, { workspace, signal }) {
+  async plan(args, context) {
+    const { workspace, signal } = context;
     const file = workspace.resolve(args.path);
     const before = readSmallText(file, MAX_EDIT_BYTES);
     const count = before.split(args.old).length - 1;
@@ -50,7 +51,7 @@ export function makeEditFile(editChecks: Checks = {}): Tool {
         if (readSmallText(file, MAX_EDIT_BYTES) !== before) {
           throw new Refusal(`Argument \`path\`: \`${file.relative}\` changed while the edit waited for approval; read it again and redo the edit.`);
         }
-        writeWhole(file, after);
+        writeUndoable(context, "edit_file", file, after);
         const firstLine = before.slice(0, at).split("\n").length;
         const lastLine = firstLine + Math.max(0, args.new.split("\n").length - 1);
         const lines = after.split("\n");

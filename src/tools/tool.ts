@@ -1,6 +1,7 @@
 import type { z } from "zod";
 import type { Workspace } from "./workspace.ts";
 import type { Clock } from "../core/clock.ts";
+import type { ChangeJournal } from "../undo/journal.ts";
 
 /** A refusal the model can act on: one plain sentence, no paths of the user's machine. */
 export class Refusal extends Error {
@@ -22,6 +23,8 @@ export interface ToolContext {
   /** Ends a running tool when the run is interrupted or the deadline passes. */
   signal: AbortSignal;
   todo: TodoItem[];
+  /** Where the run saves what a write replaces, for `glassbox undo`; none: writes are not undoable. */
+  journal?: ChangeJournal;
 }
 
 /** What preflight decided a call would do, before anyone is asked to approve it. */

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { mkdirSync, renameSync, writeFileSync } from "node:fs";
 import { dirname, join, basename } from "node:path";
-import { defineTool, Refusal } from "./tool.ts";
+import { defineTool, Refusal, type ToolContext } from "./tool.ts";
 import { readSmallText } from "./files.ts";
 import type { ResolvedPath, Workspace } from "./workspace.ts";
 
@@ -16,10 +16,26 @@ export function stillResolvesTo(workspace: Workspace, path: string, planned: Res
 
 /** Writes through a temporary file and a rename, so a crash never leaves half a file. */
 export function writeWhole(file: ResolvedPath, content: string): void {
-  mkdirSync(dirname(file.real), { recursive: true });
-  const temporary = join(dirname(file.real), `.${basename(file.real)}.glassbox-${process.pid}.tmp`);
-  writeFileSync(temporary, content);
-  renameSync(temporary, file.real);
+  replaceWhole(file.real, (temporary) => writeFileSync(temporary, content));
+}
+
+/** Fills a temporary file beside `real`, then renames it over `real`: readers see the old file or the new one, never half. */
+export function replaceWhole(real: string, fill: (temporary: string) => void): void {
+  mkdirSync(dirname(real), { recursive: true });
+  const temporary = join(dirname(real), `.${basename(real)}.glassbox-${process.pid}.tmp`);
+  fill(temporary);
+  renameSync(temporary, real);
+}
+
+/** Writes a file for a tool, first saving what was there in the run's undo journal (when the run keeps one). */
+export function writeUndoable(context: ToolContext, tool: string, file: ResolvedPath, content: string): void {
+  const saved = context.journal?.saveBefore(tool, file, content);
+  try {
+    writeWhole(file, content);
+  } catch (error) {
+    saved?.failed();
+    throw error;
+  }
 }
 
 /** What a file holds now, for the approval diff; null when new, binary or too large to show. */
@@ -46,7 +62,8 @@ export const writeFile = defineTool({
     })
     .strict(),
   needsApproval: true,
-  async plan(args, { workspace }) {
+  async plan(args, context) {
+    const { workspace } = context;
     const file = workspace.resolve(args.path);
     if (file.stats && !file.stats.isFile()) throw new Refusal(`Argument \`path\`: \`${file.relative}\` exists and is not a regular file.`);
     return {
@@ -54,7 +71,7 @@ export const writeFile = defineTool({
       change: { path: file.relative, before: currentText(file), after: args.content },
       async execute() {
         stillResolvesTo(workspace, args.path, file);
-        writeWhole(file, args.content);
+        writeUndoable(context, "write_file", file, args.content);
         return `${file.stats ? "Replaced" : "Created"} ${file.relative} (${args.content.length} characters).`;
       },
     };

@@ -1,0 +1,150 @@
+import { copyFileSync, existsSync, mkdirSync, readFileSync, statSync, unlinkSync } from "node:fs";
+import { dirname, join, relative } from "node:path";
+import { Refusal } from "../tools/tool.ts";
+import { replaceWhole } from "../tools/write_file.ts";
+import type { ResolvedPath, Workspace } from "../tools/workspace.ts";
+import { appendUndo, digest, journaledRuns, readJournal, undoFolder, type ChangeEntry, type UndoEntry } from "./journal.ts";
+
+/** What undo does with one file. */
+export type FileAction = "restore" | "remove" | "unchanged" | "skip";
+
+export interface FilePlan {
+  /** Workspace-relative, as the run's journal names it. */
+  path: string;
+  action: FileAction;
+  /** Why a file is skipped or left as it is. */
+  reason?: string;
+  /** A skip that --force may override: someone edited the file since glassbox wrote it. */
+  forceable: boolean;
+  /** For a skip that --force overrides: what it would do instead. */
+  forced?: "restore" | "remove";
+  /** The copy saved before the run's first change to the file (restore). */
+  saved?: string;
+  target?: ResolvedPath;
+}
+
+export interface UndoPlan {
+  runId: string;
+  /** Newest change first. Files an earlier undo already handled are not in it. */
+  files: FilePlan[];
+  /** Every file the run changed was handled by an earlier undo. */
+  alreadyUndone: UndoEntry | null;
+}
+
+/** The run undo acts on by default: the latest one that changed files. */
+export function latestChangedRun(workspaceRoot: string): string | null {
+  return journaledRuns(workspaceRoot).find((runId) => (readJournal(workspaceRoot, runId)?.changes.length ?? 0) > 0) ?? null;
+}
+
+/**
+ * Works out, without touching anything, what undoing a run would do: each file it changed goes
+ * back to what it held before the run's first change to it, but only while it still holds exactly
+ * what the run's last change wrote. Anything else (someone edited it since) is skipped.
+ */
+export function planUndo(workspace: Workspace, runId: string): UndoPlan {
+  const journal = readJournal(workspace.root, runId);
+  if (!journal) return { runId, files: [], alreadyUndone: null };
+  // A file an earlier undo restored, removed or found as it was is never undone twice.
+  const handled = new Set(journal.undos.flatMap((undo) => undo.files.filter((file) => file.action !== "skipped").map((file) => file.path)));
+  const byPath = new Map<string, ChangeEntry[]>();
+  for (const change of journal.changes) byPath.set(change.path, [...(byPath.get(change.path) ?? []), change]);
+  const groups = [...byPath.values()].sort((a, b) => b.at(-1)!.seq - a.at(-1)!.seq);
+  const pending = groups.filter((changes) => !handled.has(changes[0]!.path));
+  if (groups.length && !pending.length) return { runId, files: [], alreadyUndone: journal.undos.at(-1)! };
+  return { runId, files: pending.map((changes) => planFile(workspace, runId, changes)), alreadyUndone: null };
+}
+
+function planFile(workspace: Workspace, runId: string, changes: ChangeEntry[]): FilePlan {
+  const first = changes[0]!;
+  const last = changes.at(-1)!;
+  const path = first.path;
+  const skip = (reason: string, forced?: FilePlan["forced"]): FilePlan => ({ path, action: "skip", reason, forceable: forced !== undefined, forced });
+  let target: ResolvedPath;
+  try {
+    target = workspace.resolve(path);
+  } catch (error) {
+    if (error instanceof Refusal) return skip(`not restored: ${error.message.replace(/^Argument `path`:? ?/, "the path ")}`);
+    throw error;
+  }
+  if (target.relative !== path) return skip(`not restored: the path now leads to ${target.relative} through a link`);
+  if (target.stats && !target.stats.isFile()) return skip("not restored: it is no longer a regular file");
+  let saved: string | undefined;
+  if (first.before) {
+    saved = join(undoFolder(workspace.root, runId), first.before.copy);
+    if (!existsSync(saved) || digest(readFileSync(saved)) !== first.before.sha256) return skip(`not restored: the copy saved before the run (${shown(workspace, saved)}) is missing or damaged`);
+  }
+  const undo = first.before ? "restore" : "remove";
+  const now = target.stats ? digest(readFileSync(target.real)) : null;
+  if (now === last.after_sha256) return { path, action: undo, forceable: false, saved, target };
+  if (now === (first.before?.sha256 ?? null)) return { path, action: "unchanged", reason: "it is already as it was before the run", forceable: false, target };
+  return { ...skip(`it was ${now === null ? "deleted" : "changed"} since glassbox wrote it`, undo), saved, target };
+}
+
+export interface UndoOptions {
+  force: boolean;
+  now?: Date;
+}
+
+/**
+ * Undoes a run: plans again (the files may have changed while a person looked at the plan),
+ * restores or removes each file, and appends the `undo` event to the run's journal. With
+ * `force`, a file edited since is restored too, and what it held is first kept beside the journal.
+ */
+export function applyUndo(workspace: Workspace, runId: string, options: UndoOptions): { plan: UndoPlan; entry: UndoEntry | null; log: string | null } {
+  const plan = planUndo(workspace, runId);
+  if (plan.alreadyUndone || !plan.files.length) return { plan, entry: null, log: null };
+  const at = (options.now ?? new Date()).toISOString();
+  const keptIn = join(undoFolder(workspace.root, runId), "overwritten", at.replace(/[-:.]/g, ""));
+  const files: UndoEntry["files"] = plan.files.map((file) => {
+    const action = file.action === "skip" && options.force && file.forced ? file.forced : file.action;
+    if (action === "skip") return { path: file.path, action: "skipped", reason: file.reason };
+    if (action === "unchanged") return { path: file.path, action: "unchanged", reason: file.reason };
+    let kept: string | undefined;
+    if (file.action === "skip" && file.target?.stats) {
+      const copy = join(keptIn, file.path);
+      mkdirSync(dirname(copy), { recursive: true });
+      copyFileSync(file.target.real, copy);
+      kept = shown(workspace, copy);
+    }
+    if (action === "restore") replaceWhole(file.target!.real, (temporary) => copyFileSync(file.saved!, temporary));
+    else if (existsSync(file.target!.real) && statSync(file.target!.real).isFile()) unlinkSync(file.target!.real);
+    return { path: file.path, action: action === "restore" ? "restored" : "removed", ...(kept ? { kept } : {}) };
+  });
+  const entry: UndoEntry = { kind: "undo", run_id: runId, at, force: options.force, files };
+  return { plan, entry, log: shown(workspace, appendUndo(workspace.root, entry)) };
+}
+
+const FORCE_HINT = " (glassbox undo --force restores it and keeps what it holds)";
+
+/** What undoing would do, one line per file (a dry run, the TUI's question). */
+export function planLines(plan: UndoPlan, force: boolean): string[] {
+  return plan.files.map((file) => {
+    const would = file.action === "skip" && force && file.forced ? file.forced : file.action;
+    const forced = file.action === "skip" && would !== "skip" ? ` although ${file.reason}; what it holds would be kept` : "";
+    if (would === "restore") return `would restore ${file.path}${forced}`;
+    if (would === "remove") return `would remove ${file.path}, which the run created${forced}`;
+    if (would === "unchanged") return `would leave ${file.path}: ${file.reason}`;
+    return `would skip ${file.path}: ${file.reason}${file.forceable ? FORCE_HINT : ""}`;
+  });
+}
+
+/** What undo did, one line per file, in the plan's order. */
+export function outcomeLines(plan: UndoPlan, entry: UndoEntry): string[] {
+  return entry.files.map((file, index) => {
+    const kept = file.kept ? ` (forced: what it held is kept in ${file.kept})` : "";
+    if (file.action === "restored") return `restored ${file.path}${kept}`;
+    if (file.action === "removed") return `removed ${file.path}, which the run created${kept}`;
+    if (file.action === "unchanged") return `left ${file.path}: ${file.reason}`;
+    return `skipped ${file.path}: ${file.reason}${plan.files[index]?.forceable ? FORCE_HINT : ""}`;
+  });
+}
+
+/** Whether undoing this plan would leave a file skipped. */
+export function leavesSkipped(plan: UndoPlan, force: boolean): boolean {
+  return plan.files.some((file) => file.action === "skip" && !(force && file.forceable));
+}
+
+/** A location under the workspace, as shown to the person: relative, never the machine's absolute path. */
+function shown(workspace: Workspace, location: string): string {
+  return relative(workspace.root, location);
+}

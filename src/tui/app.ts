@@ -20,7 +20,8 @@ import { RenderScheduler } from "./render-scheduler.ts";
 import { emptyView, fold, meters, type RunView } from "./run-view.ts";
 import { safeTagged, sanitize } from "./sanitize.ts";
 import { ModelChoice } from "./model-choice.ts";
-import { onInputKey } from "./input-keys.ts";
+import { onInputKey, type InputLine } from "./input-keys.ts";
+import { offerUndo } from "./undo-prompt.ts";
 
 export interface TuiOptions {
   /** Start the args' task at once (the demo). */
@@ -38,7 +39,8 @@ Tab          move focus: input → transcript → tool verdicts
 PgUp PgDn    scroll the focused pane; Home / End jump (End follows the stream again)
 p            show the full system prompt, each layer marked
 m            (on an empty input line, between runs) choose the model: what answers on this machine
-?            this help
+u            (on an empty input line, between runs) undo the last run that changed files: shows them, asks y/n
+? / F1       this help (? on an empty input line; F1 anywhere)
 Ctrl-C       quit (asks first while a run is active; a second Ctrl-C forces)
 
 Everything the model writes and every tool result is shown escaped: control characters and
@@ -101,7 +103,8 @@ class TuiApp {
     private readonly args: CliArgs,
   ) {
     this.finished = new Promise((resolve) => (this.quit = resolve));
-    this.view = emptyView(session.limits);
+    // A scripted model has no server to ask: the window the context manager works against is num_ctx.
+    this.view = emptyView(session.limits, session.model.contextSize ? null : session.config.model_options.num_ctx);
     const l = this.layout();
     this.transcript = new TranscriptPane(screen, l.transcript);
     this.verdicts = new VerdictsPane(screen, l.verdicts);
@@ -122,7 +125,8 @@ class TuiApp {
     // through the scheduler too, so there is at most one render per frame.
     this.draw = screen.render.bind(screen);
     screen.render = () => this.scheduler.request();
-    this.modal = new ApprovalModal(screen, () => this.onModalChange());
+    // Over the transcript only: the budgets and the verdicts stay in view while the person decides.
+    this.modal = new ApprovalModal(screen, () => this.onModalChange(), () => this.layout().transcript);
     this.choice = new ModelChoice(screen, {
       session,
       baseUrl: args.baseUrl,
@@ -137,11 +141,11 @@ class TuiApp {
       redraw: () => this.scheduler.request(),
       running: () => this.running !== null,
     });
-    onInputKey(this.input, (ch, name, line) => this.choice.inputKey(ch, name, line));
-    this.overlay = new Overlay(screen, () => this.scheduler.request());
+    onInputKey(this.input, (ch, name, line) => this.choice.inputKey(ch, name, line) || this.inputCommand(ch, line));
+    this.overlay = new Overlay(screen, () => this.onOverlayChange());
 
     // While the input line reads keys, only these still reach the screen's handler.
-    (screen as unknown as { ignoreLocked: string[] }).ignoreLocked = ["C-c", "escape", "tab"];
+    (screen as unknown as { ignoreLocked: string[] }).ignoreLocked = ["C-c", "escape", "tab", "f1"];
     screen.on("keypress", (ch: string | undefined, key: Widgets.Events.IKeyEventArg) => this.onKey(ch, key));
     screen.on("resize", () => this.relayout());
 
@@ -159,8 +163,8 @@ class TuiApp {
   /** The input line reads keys until Enter (send) or Esc; while it does, letters are text, not commands. */
   private startTyping(): void {
     if (this.typing) return;
-    // A question on screen takes the keys first; typing resumes when it is answered.
-    if (this.modal.open) {
+    // A question or an overlay on screen takes the keys first; typing resumes when it closes.
+    if (this.modal.open || this.overlay.open) {
       this.resumeTyping = true;
       return;
     }
@@ -183,7 +187,16 @@ class TuiApp {
     if (!this.typing) return;
     // Cleared first, so the cancelled read is not taken for a message.
     this.typing = false;
-    (this.input as unknown as { cancel(): void }).cancel();
+    const input = this.input as unknown as { cancel(): void; _reading: boolean; __listener?: (...args: unknown[]) => void; removeListener(event: string, listener: unknown): void };
+    input.cancel();
+    // blessed attaches the reading listener one setImmediate after readInput: a read cancelled
+    // sooner (an approval that arrives at once) would leave it attached, and every key typed
+    // afterwards would be typed twice. Ours runs after blessed's and detaches it.
+    setImmediate(() => {
+      if (input._reading || !input.__listener) return;
+      input.removeListener("keypress", input.__listener);
+      delete input.__listener;
+    });
     this.transcript.box.focus();
   }
 
@@ -216,6 +229,7 @@ class TuiApp {
     this.warning = "";
     this.quitArmed = false;
     this.transcript.line(`› ${text}`, "user");
+    this.meters.startRun();
     const abort = new AbortController();
     this.running = abort;
     this.ticker = setInterval(() => this.scheduler.request(), 500);
@@ -313,7 +327,7 @@ class TuiApp {
       case "truncation_suspected":
         this.verdicts.note(`server counted ${event.reported_prompt_tokens} prompt tokens of ~${event.estimated_prompt_tokens} sent: prompt probably cut (raise num_ctx)`, "red");
         break;
-      case "stop":
+      case "stop": {
         t.line(`■ stopped: ${event.status} — ${event.reason}`, "notice");
         this.warning = ""; // the run's own notices ("stopping the run…", "Ctrl-C again quits") end with it
         if (event.status === "model_error" && /cannot reach|connection refused|does not resolve/.test(event.reason)) {
@@ -321,12 +335,18 @@ class TuiApp {
           this.warning = `no model server answers: ${NO_SERVER_FIX}; Enter retries`;
         }
         break;
+      }
     }
     this.scheduler.request();
   }
 
   private onKey(ch: string | undefined, key: Widgets.Events.IKeyEventArg): void {
     if (key.full === "C-c") return this.onCtrlC();
+    if (this.overlay.open) {
+      this.overlay.key(key.name);
+      return;
+    }
+    if (key.name === "f1" && !this.choice.picker.open) return this.showOverlay("help", HELP);
     if (this.modal.open) {
       this.modal.key(key.name);
       return;
@@ -336,15 +356,12 @@ class TuiApp {
       if (!this.typing) this.choice.picker.key(ch, key.name);
       return;
     }
-    if (this.overlay.open) {
-      this.overlay.key(key.name);
-      return;
-    }
     if (key.name === "escape") return this.interrupt();
     if (key.name === "tab") return this.cycleFocus();
     if (this.typing) return;
     if (key.name === "enter" || key.name === "return") return this.startTyping();
-    if (ch === "?") return this.overlay.show("help", HELP);
+    if (ch === "?") return this.showOverlay("help", HELP);
+    if (ch === "u" && !this.running) return this.undoLastRun();
     if (ch === "p") return this.overlay.show("system prompt", this.promptWithBoundaries());
     const page = this.transcript.pageSize();
     const moves: Record<string, number | "top" | "bottom"> = { pageup: -page, pagedown: page, up: -1, down: 1, home: "top", end: "bottom" };
@@ -353,6 +370,49 @@ class TuiApp {
     if (this.screen.focused === this.verdicts.box && typeof move === "number") this.verdicts.scroll(move);
     else this.transcript.scroll(move);
     this.scheduler.request();
+  }
+
+  /** Keys the input line reads: on an empty line, ? opens the help and u (between runs) the undo question. */
+  private inputCommand(ch: string | undefined, line: InputLine): boolean {
+    if (line.value !== "") return false;
+    if (ch === "?") this.showOverlay("help", HELP);
+    else if (ch === "u" && !this.running) this.undoLastRun();
+    else return false;
+    return true;
+  }
+
+  /** An overlay takes the keys from the input line; typing resumes when it closes. */
+  private showOverlay(title: string, text: string): void {
+    if (this.typing) {
+      this.stopTyping();
+      this.resumeTyping = true;
+    }
+    this.overlay.show(title, text);
+  }
+
+  private onOverlayChange(): void {
+    if (!this.overlay.open && !this.modal.open && this.resumeTyping) {
+      this.resumeTyping = false;
+      this.startTyping();
+    }
+    this.scheduler.request();
+  }
+
+  /** `u`: the latest run that changed files, its files, y/n (src/tui/undo-prompt.ts). */
+  private undoLastRun(): void {
+    if (this.typing) {
+      this.stopTyping();
+      this.resumeTyping = true;
+    }
+    void offerUndo(this.session.workspace.root, this.modal, (line) => this.transcript.line(line, "notice"))
+      .catch((error) => this.transcript.line(`undo failed: ${(error as Error).message}`, "notice"))
+      .finally(() => {
+        if (!this.modal.open && this.resumeTyping) {
+          this.resumeTyping = false;
+          this.startTyping();
+        }
+        this.scheduler.request();
+      });
   }
 
   private interrupt(): void {
@@ -390,6 +450,7 @@ class TuiApp {
 
   private onModalChange(): void {
     // The modal takes the keys: the input line must not swallow y / n / a. Typing resumes after.
+    if (this.modal.open) this.overlay.close();
     if (this.modal.open && this.typing) {
       this.stopTyping();
       this.resumeTyping = true;
@@ -397,7 +458,6 @@ class TuiApp {
       this.resumeTyping = false;
       this.startTyping();
     }
-    this.view = { ...this.view, state: this.modal.open ? "waiting for approval" : this.view.state };
     this.scheduler.request();
   }
 
@@ -418,6 +478,7 @@ class TuiApp {
     this.plan.place(l.plan ?? hidden());
     Object.assign(this.input, l.input);
     Object.assign(this.status, l.status);
+    this.modal.place();
     this.scheduler.request();
   }
 

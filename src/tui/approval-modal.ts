@@ -3,6 +3,7 @@ import { blessed, type Widgets } from "./blessed.ts";
 import { diffLines, type DiffKind } from "./diff-lines.ts";
 import { safeTagged } from "./sanitize.ts";
 import { paint } from "./theme.ts";
+import type { Rect } from "./layout.ts";
 
 const DIFF_COLOR: Record<DiffKind, string | null> = { add: "green", remove: "red", hunk: "cyan", header: "gray", context: null };
 
@@ -15,7 +16,17 @@ export class ApprovalModal {
   private frame: Widgets.BoxElement | null = null;
   private answer: ((answer: ApprovalAnswer) => void) | null = null;
 
-  constructor(private readonly screen: Widgets.Screen, private readonly onChange: () => void) {}
+  /** `area`: where the modal goes, over the transcript, so the budgets and the verdicts stay in view while asking. */
+  constructor(
+    private readonly screen: Widgets.Screen,
+    private readonly onChange: () => void,
+    private readonly area: () => Rect,
+  ) {}
+
+  /** After a resize: the modal follows its area. */
+  place(): void {
+    if (this.frame) Object.assign(this.frame, this.area());
+  }
 
   get open(): boolean {
     return this.frame !== null;
@@ -32,15 +43,15 @@ export class ApprovalModal {
     });
   }
 
-  /** A yes/no question that is not a tool call (prompt drift before a run): y continues, n does not. */
-  confirm(title: string, question: string, lines: string[]): Promise<boolean> {
+  /** A yes/no question that is not a tool call (prompt drift before a run, undo): y goes ahead, n does not. */
+  confirm(title: string, question: string, lines: string[], answers = { yes: "continue", no: "do not start the run" }): Promise<boolean> {
     this.close("no");
     return new Promise((resolve) => {
       this.answer = (answer) => resolve(answer === "yes");
       const frame = this.frame_(` ${title} `);
       blessed.box({ parent: frame, top: 0, left: 1, right: 1, height: 1, tags: true, content: `{bold}${safeTagged(question)}{/bold}` });
       this.diffBox = blessed.box({ parent: frame, top: 2, left: 1, right: 1, bottom: 2, tags: true, scrollable: true, alwaysScroll: true, content: lines.map(safeTagged).join("\n") });
-      blessed.box({ parent: frame, bottom: 0, left: 1, right: 1, height: 1, tags: true, content: "{bold}y{/bold} continue   {bold}n{/bold} do not start the run" });
+      blessed.box({ parent: frame, bottom: 0, left: 1, right: 1, height: 1, tags: true, content: `{bold}y{/bold} ${safeTagged(answers.yes)}   {bold}n{/bold} ${safeTagged(answers.no)}` });
       this.onChange();
     });
   }
@@ -77,10 +88,7 @@ export class ApprovalModal {
   private frame_(label: string): Widgets.BoxElement {
     const frame = blessed.box({
       parent: this.screen,
-      top: "center",
-      left: "center",
-      width: "90%",
-      height: "85%",
+      ...this.area(),
       border: "line",
       label,
       tags: true,

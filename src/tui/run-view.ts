@@ -21,7 +21,8 @@ export interface RunView {
   tokensPerSecond: number | null;
 }
 
-export function emptyView(limits: Limits): RunView {
+/** `contextSize`: the window when it is known before any server says (a scripted model's num_ctx). */
+export function emptyView(limits: Limits, contextSize: number | null = null): RunView {
   return {
     state: "idle",
     limits,
@@ -30,7 +31,7 @@ export function emptyView(limits: Limits): RunView {
     promptTokens: 0,
     genTokens: 0,
     contextUsed: 0,
-    contextSize: null,
+    contextSize,
     startedAt: null,
     endedAt: null,
     streamPieces: 0,

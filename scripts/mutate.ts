@@ -441,6 +441,48 @@ export const MUTANTS: Mutant[] = [
     find: "${safeTagged(name)}",
     replace: "${name}",
   },
+  {
+    name: "an edit overwrites a change made during approval",
+    file: "src/tools/edit_file.ts",
+    find: "if (readSmallText(file, MAX_EDIT_BYTES) !== before) {",
+    replace: "if (false) {",
+  },
+  {
+    name: "writes not saved for undo",
+    file: "src/tools/write_file.ts",
+    find: "const saved = context.journal?.saveBefore(tool, file, content);",
+    replace: "const saved = undefined as { failed(): void } | undefined;",
+  },
+  {
+    name: "undo overwrites a file edited since",
+    file: "src/undo/restore.ts",
+    find: "if (now === last.after_sha256) return",
+    replace: "if (true) return",
+  },
+  {
+    name: "a run undone twice",
+    file: "src/undo/restore.ts",
+    find: "const pending = groups.filter((changes) => !handled.has(changes[0]!.path));",
+    replace: "const pending = groups;",
+  },
+  {
+    name: "undo follows a link swapped in since",
+    file: "src/undo/restore.ts",
+    find: "if (target.relative !== path) return skip(",
+    replace: "if (false) return skip(",
+  },
+  {
+    name: "undo trusts a tampered saved copy",
+    file: "src/undo/restore.ts",
+    find: "if (!existsSync(saved) || digest(readFileSync(saved)) !== first.before.sha256) return skip(",
+    replace: "if (!existsSync(saved)) return skip(",
+  },
+  {
+    name: "forced undo keeps nothing",
+    file: "src/undo/restore.ts",
+    find: "      copyFileSync(file.target.real, copy);\n",
+    replace: "",
+  },
 ];
 
 const ROOT = join(import.meta.dir, "..");

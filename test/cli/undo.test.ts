@@ -4,7 +4,7 @@
  * undoes a run twice.
  */
 import { describe, expect, test } from "bun:test";
-import { existsSync, readFileSync, readdirSync, writeFileSync, symlinkSync, mkdirSync } from "node:fs";
+import { existsSync, readFileSync, readdirSync, writeFileSync, symlinkSync, mkdirSync, unlinkSync } from "node:fs";
 import { join } from "node:path";
 import { glassbox, scriptFile } from "../helpers/cli.ts";
 import { makeWorkspace, tempFolder } from "../helpers/workspace.ts";
@@ -169,6 +169,20 @@ describe("glassbox undo", () => {
     expect(result.stdout).toContain("  skipped linked/out/victim.txt: not restored: the path leads outside the workspace through a link");
     expect(readFileSync(join(outside, "victim.txt"), "utf8")).toBe("keep me\n");
     expect(readdirSync(outside)).toEqual(["victim.txt"]);
+  });
+
+  test("a file that now leads elsewhere through a link, or a saved copy that was tampered with, is skipped even with --force", async () => {
+    const { root, runId } = await changedWorkspace();
+    const readme = readFileSync(join(root, "README.md"), "utf8");
+    unlinkSync(join(root, "docs/changes.md"));
+    symlinkSync(join(root, "README.md"), join(root, "docs/changes.md"));
+    writeFileSync(join(root, ".glassbox", "undo", runId, "1.before"), "not what was there\n");
+    const result = await undo(root, "--force");
+    expect(result.code).toBe(1);
+    expect(result.stdout).toContain("  skipped docs/changes.md: not restored: the path now leads to README.md through a link\n");
+    expect(result.stdout).toContain(`  skipped src/version.ts: not restored: the copy saved before the run (.glassbox/undo/${runId}/1.before) is missing or damaged\n`);
+    expect(readFileSync(join(root, "README.md"), "utf8")).toBe(readme);
+    expect(readFileSync(join(root, "src/version.ts"), "utf8")).toContain(NEW);
   });
 
   test("a damaged journal is a usage error and changes nothing", async () => {

@@ -176,3 +176,14 @@ describe("the candidate must parse before it is written", () => {
     expect(allowed.decision).toBe("allowed");
   });
 });
+
+test("a file changed while the edit waited for approval is refused and keeps the change", async () => {
+  const ws = setup();
+  const approver: Approver = async () => {
+    writeFileSync(join(ws.root, "f.txt"), "one\ntwo\nthree\nedited by hand\n");
+    return "yes";
+  };
+  const verdict = await gate(ws.root, { approver }).call("edit_file", { path: "f.txt", old: "three", new: "3" });
+  expectRefused(verdict, ws, "`path`", /changed while the edit waited for approval/);
+  expect(read(ws.root, "f.txt")).toBe("one\ntwo\nthree\nedited by hand\n");
+});

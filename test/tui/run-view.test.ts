@@ -2,6 +2,7 @@ import { expect, test } from "bun:test";
 import { DEFAULT_LIMITS } from "../../src/core/limits.ts";
 import type { AgentEvent } from "../../src/core/events.ts";
 import { emptyView, fold, meters } from "../../src/tui/run-view.ts";
+import { meterLine } from "../../src/tui/meters.ts";
 
 const start: AgentEvent = { kind: "run_start", run_id: "r", model: "m", workspace: "/w", limits: DEFAULT_LIMITS, tools: [], task: "t", started_at: "", prompt_layers: [] };
 
@@ -40,4 +41,14 @@ test("a reply's reported usage replaces the estimates; stopped runs freeze the c
   expect(shown.context!.value).toBe(930);
   expect(shown.time!.value).toBe(3);
   expect(shown["tok/s"]!.value).toBe(55);
+});
+
+test("a window known before the first run (a scripted model's num_ctx) gives the context meter its limit from the start, and a new run keeps it", () => {
+  let view = emptyView(DEFAULT_LIMITS, 8192);
+  const meter = () => meters(view, 0).find((m) => m.label === "context")!;
+  expect(meter()).toMatchObject({ value: 0, limit: 8192 });
+  view = fold(view, start, 0);
+  view = fold(view, { kind: "model_request", step: 1, messages: 2, transcript_chars: 12000, estimated_prompt_tokens: 3000 }, 0);
+  expect(meter()).toMatchObject({ value: 3000, limit: 8192 });
+  expect(meterLine(meter(), 40)).toBe(`context  ${"█".repeat(8)}${"░".repeat(13)} 3.0k/8.2k`);
 });

@@ -141,6 +141,12 @@ describe.skipIf(E2E_SKIPPED)("undo and the screen fixes, in a real terminal", ()
     // The context meter: fill against the window (num_ctx 8192 for a scripted model), with a bar.
     expect(modal).toMatch(/│context +█+░+ \d+(\.\d)?k?\/8\.2k│/);
     expect(STATUS(modal)).toContain("waiting for approval");
+    // F1 works while asking too; Esc closes the help, not the question.
+    pane.keys("F1");
+    await pane.waitFor("help — Esc closes", "the help over the approval");
+    pane.keys("Escape");
+    const back = await pane.waitFor((text) => !text.includes("help — Esc closes"), "the help to close");
+    expect(back).toContain("approval needed");
     pane.keys("y");
     const done = await pane.waitFor("stopped: completed", "the first run to end");
     expect(done).toMatch(/│steps +█+░+ 3\/8│/);

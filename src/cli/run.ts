@@ -4,6 +4,7 @@ import { formatEvent } from "./printer.ts";
 import { UsageError } from "../session/usage-error.ts";
 import { assembleMarked } from "../prompt/layers.ts";
 import { findModels, onlyCandidate } from "../session/find-model.ts";
+import { changedFiles } from "../undo/journal.ts";
 
 /**
  * Headless `glassbox run`: one task, events on stdout, exit code from the stop status. Nobody is
@@ -36,6 +37,10 @@ export async function runHeadless(args: CliArgs, out: (line: string) => void = (
     process.off("SIGINT", onSignal);
     process.off("SIGTERM", onSignal);
   }
-  if (!args.json) out(`log: ${run.logPath}`);
+  if (!args.json) {
+    out(`log: ${run.logPath}`);
+    const changed = changedFiles(session.workspace.root, run.runId);
+    if (changed) out(`changed ${changed} file(s); to put them back: glassbox undo --workspace ${session.workspace.root} --run ${run.runId}`);
+  }
   return status === "completed" ? 0 : 1;
 }

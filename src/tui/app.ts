@@ -22,6 +22,7 @@ import { safeTagged, sanitize } from "./sanitize.ts";
 import { ModelChoice } from "./model-choice.ts";
 import { onInputKey, type InputLine } from "./input-keys.ts";
 import { offerUndo } from "./undo-prompt.ts";
+import { changedFiles } from "../undo/journal.ts";
 
 export interface TuiOptions {
   /** Start the args' task at once (the demo). */
@@ -92,6 +93,8 @@ class TuiApp {
   private readonly record: Message[] = [];
   private view: RunView;
   private running: AbortController | null = null;
+  /** The latest run's id: its undo journal says whether it changed files. */
+  private runId: string | null = null;
   private ticker: ReturnType<typeof setInterval> | null = null;
   private quitArmed = false;
   private warning = "";
@@ -234,6 +237,7 @@ class TuiApp {
     this.running = abort;
     this.ticker = setInterval(() => this.scheduler.request(), 500);
     const run = startRun(this.session, text, abort.signal, this.record);
+    this.runId = run.runId;
     void (async () => {
       try {
         for await (const event of run.events) this.onEvent(event);
@@ -329,6 +333,8 @@ class TuiApp {
         break;
       case "stop": {
         t.line(`■ stopped: ${event.status} — ${event.reason}`, "notice");
+        const changed = this.runId ? changedFiles(this.session.workspace.root, this.runId) : 0;
+        if (changed) t.line(`this run changed ${changed} file(s): u on an empty input line undoes them`, "notice");
         this.warning = ""; // the run's own notices ("stopping the run…", "Ctrl-C again quits") end with it
         if (event.status === "model_error" && /cannot reach|connection refused|does not resolve/.test(event.reason)) {
           // Short enough to fit the status line; the stop line above has the exact error.

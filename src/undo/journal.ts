@@ -164,3 +164,12 @@ export function journaledRuns(workspaceRoot: string): string[] {
     .sort((a, b) => (a.key === b.key ? (a.name < b.name ? 1 : -1) : a.key < b.key ? 1 : -1))
     .map((run) => run.name);
 }
+
+/** How many files a run changed (0 when none, or when its journal cannot be read). */
+export function changedFiles(workspaceRoot: string, runId: string): number {
+  try {
+    return new Set(readJournal(workspaceRoot, runId)?.changes.map((change) => change.path)).size;
+  } catch {
+    return 0;
+  }
+}

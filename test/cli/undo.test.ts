@@ -44,6 +44,14 @@ function undoEvents(root: string, runId: string): Array<Record<string, any>> {
 }
 
 describe("glassbox undo", () => {
+  test("a headless run that changed files says how to undo them", async () => {
+    const { root } = makeWorkspace();
+    const run = await glassbox(["run", "--workspace", root, "--model", scriptFile(EDIT_AND_CREATE), "--allow", "edit_file", "--allow", "write_file", "fix it"]);
+    expect(run.code).toBe(0);
+    const runId = /^glassbox run (\S+)/.exec(run.stdout)?.[1];
+    expect(run.stdout.trimEnd().split("\n").at(-1)).toBe(`changed 2 file(s); to put them back: glassbox undo --workspace ${root} --run ${runId}`);
+  });
+
   test("restores the edited file and removes the created one, newest change first, naming each; the undo is logged", async () => {
     const { root, original, runId } = await changedWorkspace();
     const result = await undo(root);
@@ -129,6 +137,7 @@ describe("glassbox undo", () => {
     // A later run that changes nothing is not the default.
     const idle = await glassbox(["run", "--workspace", root, "--model", scriptFile([{ content: "nothing to do" }]), "look"]);
     expect(idle.code).toBe(0);
+    expect(idle.stdout).not.toContain("glassbox undo");
     const result = await undo(root);
     expect(result.code).toBe(0);
     expect(result.stdout.split("\n").slice(1, 3)).toEqual(["  restored src/version.ts", "  removed docs/changes.md, which the run created"]);
@@ -140,6 +149,7 @@ describe("glassbox undo", () => {
     const run = await glassbox(["run", "--workspace", root, "--model", scriptFile(EDIT_AND_CREATE), "fix it"]);
     expect(run.code).toBe(0);
     expect(existsSync(join(root, ".glassbox", "undo"))).toBe(false);
+    expect(run.stdout).not.toContain("glassbox undo");
     const result = await undo(root);
     expect(result.code).toBe(0);
     expect(result.stdout).toBe("nothing to undo: no run in this workspace changed a file\n");

@@ -35,7 +35,8 @@ describe.skipIf(E2E_SKIPPED)("undo and the screen fixes, in a real terminal", ()
     pane.keys("y");
     await pane.waitFor("edit_file on README.md", "the second approval");
     pane.keys("y");
-    await pane.waitFor("stopped: completed", "the run to end");
+    const ended = await pane.waitFor("stopped: completed", "the run to end");
+    expect(ended).toContain("│this run changed 2 file(s): u on an empty input line undoes them");
     expect(fs.readFileSync(path.join(workspace, "README.md"), "utf8")).toContain("# semver-lite (fixed)");
 
     // With text on the line, u is a letter like any other.

@@ -43,10 +43,15 @@ export class ApprovalModal {
     });
   }
 
-  /** A yes/no question that is not a tool call (prompt drift before a run, undo): y goes ahead, n does not. */
-  confirm(title: string, question: string, lines: string[], answers = { yes: "continue", no: "do not start the run" }): Promise<boolean> {
+  /**
+   * A yes/no question that is not a tool call (prompt drift before a run, undo): y goes ahead, n
+   * does not. `othersMeanNo`: every key but y (and scrolling) answers no, for a question that a
+   * person typing a message could open by accident (u on an empty input line).
+   */
+  confirm(title: string, question: string, lines: string[], answers = { yes: "continue", no: "do not start the run" }, othersMeanNo = false): Promise<boolean> {
     this.close("no");
     return new Promise((resolve) => {
+      this.othersMeanNo = othersMeanNo;
       this.answer = (answer) => resolve(answer === "yes");
       const frame = this.frame_(` ${title} `);
       blessed.box({ parent: frame, top: 0, left: 1, right: 1, height: 1, tags: true, content: `{bold}${safeTagged(question)}{/bold}` });
@@ -57,20 +62,22 @@ export class ApprovalModal {
   }
 
   /** y / n / a from the keyboard; anything else is ignored while the modal is open. */
-  key(name: string): boolean {
+  key(name: string | undefined): boolean {
     if (!this.open) return false;
     if (name === "y") this.close("yes");
-    else if (name === "n" || name === "escape") this.close("no");
-    else if (name === "a") this.close("always");
     else if (name === "pageup" || name === "up") this.scroll(name === "up" ? -1 : -10);
     else if (name === "pagedown" || name === "down") this.scroll(name === "down" ? 1 : 10);
-    else return true;
+    else if (name === "n" || name === "escape" || this.othersMeanNo) this.close("no");
+    else if (name === "a") this.close("always");
     return true;
   }
+
+  private othersMeanNo = false;
 
   close(answer: ApprovalAnswer): void {
     const resolve = this.answer;
     this.answer = null;
+    this.othersMeanNo = false;
     this.frame?.destroy();
     this.frame = null;
     resolve?.(answer);

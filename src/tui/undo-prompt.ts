@@ -15,7 +15,7 @@ export async function offerUndo(workspaceRoot: string, modal: ApprovalModal, say
     if (!runId) return say("nothing to undo: no run in this workspace changed a file");
     const plan = planUndo(workspace, runId);
     if (plan.alreadyUndone) return say(`nothing to undo: the last run that changed files (${runId}) was already undone`);
-    const go = await modal.confirm("undo", `Undo run ${runId}? Newest change first:`, planLines(plan, false), { yes: "undo these changes", no: "keep them" });
+    const go = await modal.confirm("undo", `Undo run ${runId}? Newest change first:`, planLines(plan, false), { yes: "undo these changes", no: "(or any other key) keep them" }, true);
     if (!go) return say("nothing undone");
     const done = applyUndo(workspace, runId, { force: false });
     if (!done.entry) return say(done.plan.alreadyUndone ? `run ${runId} was already undone` : `nothing to undo in run ${runId}`);

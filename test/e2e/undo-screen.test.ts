@@ -15,6 +15,9 @@ const INPUT = (text: string) => {
   return rows[top + 1]?.replace(/^│|│$/g, "").trimEnd() ?? "";
 };
 
+/** The undo question, whole: its frame, its plan and its keys (the last line drawn). */
+const QUESTION = (text: string) => text.includes("┌─ undo ") && text.includes("y undo these changes   n (or any other key) keep them");
+
 describe.skipIf(E2E_SKIPPED)("undo and the screen fixes, in a real terminal", () => {
   const { start, scripted } = useTerminal();
 
@@ -46,17 +49,28 @@ describe.skipIf(E2E_SKIPPED)("undo and the screen fixes, in a real terminal", ()
     await pane.waitFor((text) => INPUT(text) === "", "the input line empty again");
 
     pane.keys("u");
-    const asked = await pane.waitFor("┌─ undo ", "the undo question");
+    const asked = await pane.waitFor(QUESTION, "the undo question");
     expect(asked).toMatch(/│ Undo run \d{8}T\d{6}-[0-9a-f]{8}\? Newest change first:/);
     const question = asked.split("\n");
     expect(question.findIndex((row) => row.includes("would restore README.md"))).toBeLessThan(question.findIndex((row) => row.includes("would remove docs/changes.md, which the run created")));
-    expect(asked).toContain("y undo these changes   n keep them");
+    expect(asked).toContain("y undo these changes   n (or any other key) keep them");
     pane.keys("n");
     await pane.waitFor("│nothing undone", "the answer no");
     expect(fs.readFileSync(path.join(workspace, "docs/changes.md"), "utf8")).toBe("parseVersion returns numbers\n");
+    // Someone typing "use yarn" on the empty line opens the question with the u: the s answers no,
+    // so the y further on cannot undo anything. (Keys one at a time, as a person types them.)
+    for (const key of "use yarn") {
+      pane.type(key);
+      if (key === "u") await pane.waitFor(QUESTION, "the question opened by the u");
+      if (key === "s") await pane.waitFor((text) => !text.includes("┌─ undo "), "the s to answer no");
+    }
+    await pane.waitFor((text) => INPUT(text) === "e yarn", "the rest typed into the input line");
+    expect(fs.readFileSync(path.join(workspace, "docs/changes.md"), "utf8")).toBe("parseVersion returns numbers\n");
+    for (let i = 0; i < 6; i++) pane.keys("BSpace");
+    await pane.waitFor((text) => INPUT(text) === "", "the input line empty again");
 
     pane.keys("u");
-    await pane.waitFor("┌─ undo ", "the undo question again");
+    await pane.waitFor(QUESTION, "the undo question again");
     pane.keys("y");
     const undone = await pane.waitFor("│log: .glassbox/undo/", "the undo's result");
     expect(undone).toMatch(/│undo of run \d{8}T\d{6}-[0-9a-f]{8}, newest change first:/);
@@ -85,7 +99,7 @@ describe.skipIf(E2E_SKIPPED)("undo and the screen fixes, in a real terminal", ()
     await pane.waitFor("stopped: completed", "the run to end");
     fs.writeFileSync(path.join(workspace, "docs/changes.md"), "my own words\n");
     pane.keys("u");
-    const asked = await pane.waitFor("┌─ undo ", "the undo question");
+    const asked = await pane.waitFor(QUESTION, "the undo question");
     expect(asked).toContain("would skip docs/changes.md: it was changed since glassbox wrote it");
     pane.keys("y");
     const done = await pane.waitFor("│log: .glassbox/undo/", "the undo's result");

@@ -24,16 +24,11 @@ export function demoArgs(args: CliArgs, headless: boolean): CliArgs {
 
 /**
  * The demo's copy of the toy workspace. The verification gate is part of the tour (`verify:
- * "tests"`): answering n ends with the gate refusing the model's finish. The demo pins its own
- * step budget, like an eval task, so the tour (9 replies when the edit is denied) is the same
- * whatever the defaults.
+ * "tests"`): answering n leaves the tests failing, and the gate refuses the model's finish.
  */
 function demoWorkspace(): string {
   const root = copyToyWorkspace();
   const path = join(root, "glassbox.json");
-  const config = JSON.parse(readFileSync(path, "utf8"));
-  writeFileSync(path, JSON.stringify({ ...config, verify: "tests", limits: { ...config.limits, max_steps: DEMO_MAX_STEPS } }, null, 2) + "\n");
+  writeFileSync(path, JSON.stringify({ ...JSON.parse(readFileSync(path, "utf8")), verify: "tests" }, null, 2) + "\n");
   return root;
 }
-
-const DEMO_MAX_STEPS = 12;

@@ -7,6 +7,7 @@ import { describe, expect, test } from "bun:test";
 import fs from "node:fs";
 import path from "node:path";
 import { E2E_SKIPPED, STATUS, expectCleanExit, useTerminal } from "../helpers/terminal.ts";
+import { DEFAULT_LIMITS } from "../../src/core/limits.ts";
 
 /** The input line's text: the row inside the message box. */
 const INPUT = (text: string) => {
@@ -14,6 +15,9 @@ const INPUT = (text: string) => {
   const top = rows.findIndex((row) => row.startsWith("┌─ message"));
   return rows[top + 1]?.replace(/^│|│$/g, "").trimEnd() ?? "";
 };
+
+/** A meter's row: its bar and `value/limit`. */
+const meter = (label: string, value: number, limit: number) => new RegExp(`│${label} +[█░]+ ${value}/${limit}│`);
 
 /** The undo question, whole: its frame, its plan and its keys (the last line drawn). */
 const QUESTION = (text: string) => text.includes("┌─ undo ") && text.includes("y undo these changes   n (or any other key) keep them");
@@ -149,8 +153,8 @@ describe.skipIf(E2E_SKIPPED)("undo and the screen fixes, in a real terminal", ()
     const rows = modal.split("\n");
     // The modal sits over the transcript; the side column keeps the meters and the verdicts.
     expect(rows[0]).toMatch(/^┌─ approval needed ─+┐┌─ budgets per run · run 1 ─+┐$/);
-    expect(modal).toMatch(/│steps +█+░+ 2\/8│/);
-    expect(modal).toMatch(/│calls +█+░+ 1\/12│/); // the call being asked about is not counted yet
+    expect(modal).toMatch(meter("steps", 2, DEFAULT_LIMITS.max_steps));
+    expect(modal).toMatch(meter("calls", 1, DEFAULT_LIMITS.max_tool_calls)); // the call being asked about is not counted yet
     expect(modal).toMatch(/┌─ tool verdicts ─+┐/);
     expect(modal).toMatch(/│1 read_file \{"path":"NOTES\.md"\} allowed +│/);
     // The context meter: fill against the window (num_ctx 8192 for a scripted model), with a bar.
@@ -164,14 +168,14 @@ describe.skipIf(E2E_SKIPPED)("undo and the screen fixes, in a real terminal", ()
     expect(back).toContain("approval needed");
     pane.keys("y");
     const done = await pane.waitFor("stopped: completed", "the first run to end");
-    expect(done).toMatch(/│steps +█+░+ 3\/8│/);
+    expect(done).toMatch(meter("steps", 3, DEFAULT_LIMITS.max_steps));
 
     pane.type("second");
     pane.keys("Enter");
     const second = await pane.waitFor("Second done.", "the second run");
-    const again = await pane.waitFor((text) => /│steps +█+░+ 1\/8│/.test(text), "the second run's own budget");
+    const again = await pane.waitFor((text) => meter("steps", 1, DEFAULT_LIMITS.max_steps).test(text), "the second run's own budget");
     expect(second.split("\n")[0]).toMatch(/┌─ budgets per run · run 2 ─+┐$/);
-    expect(again).toMatch(/│calls +░+ 0\/12│/);
+    expect(again).toMatch(meter("calls", 0, DEFAULT_LIMITS.max_tool_calls));
     pane.keys("C-c");
     await expectCleanExit(pane, 0);
     pane.close();

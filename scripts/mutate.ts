@@ -486,7 +486,7 @@ export const MUTANTS: Mutant[] = [
 ];
 
 const ROOT = join(import.meta.dir, "..");
-const COPIED = ["src", "test", "workspace", "prompts", "scripts", "evals", "docs", "package.json", "bunfig.toml", "tsconfig.json"];
+const COPIED = ["src", "test", "workspace", "prompts", "scripts", "evals", "docs", ".github", ".ci", "package.json", "bunfig.toml", "tsconfig.json"];
 /** The guards live in src/; the compiled-binary tests only add minutes per mutant. */
 const SUITE_ENV = { ...process.env, GLASSBOX_SKIP_E2E: "1" };
 

@@ -1,3 +1,4 @@
+import type { SandboxInfo } from "../sandbox/sandbox.ts";
 import type { Limits } from "./limits.ts";
 
 export const DECISIONS = ["allowed", "refused", "denied", "error", "stopped"] as const;
@@ -29,6 +30,8 @@ export type AgentEvent =
       started_at: string;
       /** Which prompt produced this run: each layer's name, origin and digest, in order. */
       prompt_layers: Array<{ name: string; origin: string; digest: string }>;
+      /** How checks are confined (absent when the loop runs without a session, as in unit tests). */
+      sandbox?: SandboxInfo;
     }
   /** The prompt layers differ from the workspace's prompts.lock (one line per finding). */
   | { kind: "prompt_drift"; findings: string[] }

@@ -12,6 +12,7 @@ import { ReplyBuilder, type AssembledReply } from "./reply.ts";
 import type { Checkpoint, Verdict } from "./checkpoint.ts";
 import { ModelError, type ModelClient } from "../model/types.ts";
 import { FINISH } from "../tools/finish.ts";
+import type { SandboxInfo } from "../sandbox/sandbox.ts";
 
 export interface RunInput {
   runId: string;
@@ -26,6 +27,8 @@ export interface RunInput {
   limits: Limits;
   clock: Clock;
   workspace: string;
+  /** How checks are confined, recorded in run_start. */
+  sandbox?: SandboxInfo;
   /** The most tokens one reply may take (model_options.max_tokens): it must fit the window too. */
   replyTokenCap?: number;
   /** The conversation so far (a TUI session's earlier turns); the run appends to it. */
@@ -103,6 +106,7 @@ export async function* runAgent(input: RunInput): AsyncGenerator<AgentEvent> {
     task: input.task,
     started_at: new Date(started).toISOString(),
     prompt_layers: input.promptLayers ?? [],
+    ...(input.sandbox ? { sandbox: input.sandbox } : {}),
   };
 
   const stopEvent = (stop: Stop): AgentEvent => ({

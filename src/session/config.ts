@@ -13,6 +13,7 @@ import {
   StallRulesSchema,
 } from "../core/discipline.ts";
 import { UsageError } from "./usage-error.ts";
+import { SANDBOX_MODES } from "../sandbox/sandbox.ts";
 
 export const ConfigSchema = z
   .object({
@@ -30,6 +31,8 @@ export const ConfigSchema = z
     experiment: z.object({ disable_confinement: z.boolean().default(false) }).strict().optional(),
     allow: z.array(z.string()).default([]),
     deny: z.array(z.string()).default([]),
+    /** How checks are confined: "auto" where the platform allows, "require" refuses to run without, "off". */
+    sandbox: z.enum(SANDBOX_MODES).default("auto"),
   })
   .strict()
   .superRefine((config, context) => {

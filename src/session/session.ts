@@ -21,6 +21,8 @@ import { UsageError } from "./usage-error.ts";
 import { DEMO_MODEL, demoModel } from "./demo-model.ts";
 import type { Message } from "../core/messages.ts";
 import { ChangeJournal } from "../undo/journal.ts";
+import { chooseSandbox } from "../sandbox/detect.ts";
+import type { SandboxInfo } from "../sandbox/sandbox.ts";
 
 /** Milliseconds between the demo model's words in the TUI: about the pace of a small local model. */
 const DEMO_PACE_MS = 25;
@@ -44,6 +46,8 @@ export interface Session {
   drift: string[] | null;
   /** --resume: the saved plan, carried by the session's first message, then cleared. */
   resume: string | null;
+  /** How checks are confined, said in run_start, the TUI badge and doctor. */
+  sandbox: SandboxInfo;
 }
 
 /** What a session is opened from: the command line's options (CliArgs fits), or eval's per-run copy of them. */
@@ -115,7 +119,11 @@ export function openSession(args: SessionArgs, approver?: Approver, clock: Clock
     }
   };
   const model = spec === null ? NO_MODEL : modelFor(spec);
-  const tools = args.offerTools ? defaultTools(config.checks, config.edit_checks) : [];
+  const choice = chooseSandbox({ mode: config.sandbox, network: Object.values(config.checks).some((check) => check.network === true) });
+  if (config.sandbox === "require" && choice.missing) {
+    throw new UsageError(`sandbox is "require" but no sandbox can run here: ${choice.missing}; or set "sandbox": "auto" to run checks unsandboxed`);
+  }
+  const tools = args.offerTools ? defaultTools(config.checks, config.edit_checks, choice.sandbox) : [];
   const checkpoint = new Checkpoint({
     tools,
     workspace,
@@ -146,6 +154,7 @@ export function openSession(args: SessionArgs, approver?: Approver, clock: Clock
     layers,
     drift,
     resume: args.resume ? resumeFrom(workspace.root, checkpoint) : null,
+    sandbox: choice.info,
   };
   return session;
 }
@@ -221,6 +230,7 @@ export function startRun(session: Session, task: string, signal?: AbortSignal, r
     limits: session.limits,
     clock: session.clock,
     workspace: session.workspace.root,
+    sandbox: session.sandbox,
     replyTokenCap: session.config.model_options.max_tokens,
     discipline: { context: session.config.context, stall: session.config.stall, budgetWarning: session.config.budget_warning },
     verify: session.config.verify,

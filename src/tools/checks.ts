@@ -1,4 +1,11 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { z } from "zod";
+import { confinement } from "../sandbox/rules.ts";
+import type { Sandbox } from "../sandbox/sandbox.ts";
+import { UNCONFINED } from "../sandbox/detect.ts";
+import { askTreeToEnd, killTree } from "../platform/process-tree.ts";
 
 /** A check is a fixed argv chosen by the user; the model picks it by name and passes nothing else. */
 export const CheckSchema = z
@@ -7,6 +14,12 @@ export const CheckSchema = z
     timeout_seconds: z.number().positive().default(60),
     /** Names of extra environment variables the check may see, beyond the safe few. */
     env: z.array(z.string().min(1)).default([]),
+    /** The sandbox keeps a check off the network unless this is set (optional, like the two below: absent is the default confinement). */
+    network: z.boolean().optional(),
+    /** Paths outside the workspace the check may write (`~/…` is in the home). */
+    writable: z.array(z.string().min(1)).optional(),
+    /** Workspace paths hidden from checks by default that this one may read (".env"). */
+    expose: z.array(z.string().min(1)).optional(),
   })
   .strict();
 
@@ -17,6 +30,8 @@ export type Checks = Record<string, Check>;
 const PASSED_ENV = ["PATH", "HOME", "LANG", "LC_ALL", "TERM", "TMPDIR"];
 /** Output kept from each end of a check's output; the middle is counted and dropped. */
 const KEPT_BYTES = 32 * 1024;
+/** How long output is still read after the check ended or was killed, before the streams are cut. */
+export const OUTPUT_GRACE_MS = 1000;
 
 export interface CheckOutcome {
   exitCode: number | null;
@@ -28,6 +43,8 @@ export interface CheckOutcome {
   /** Bytes of output dropped from the middle (0 when all of it is kept). */
   droppedBytes: number;
   seconds: number;
+  /** Seconds after the start at which the output was cut: something still held it open after the check ended. */
+  outputCutAt: number | null;
 }
 
 export function checkEnvironment(check: Check, from: Record<string, string | undefined> = process.env): Record<string, string> {
@@ -49,45 +66,65 @@ export function withBundledBun(argv: string[], env: Record<string, string>): [st
 }
 
 /**
- * Runs a check without a shell, in its own process group, stdin closed. At the timeout (or when
- * the run is stopped) the whole group is killed; after a normal exit it is killed too, so no
- * process outlives its check. Output is read with a cap: head and tail kept, the middle counted.
+ * Runs a check without a shell, stdin closed, in its own process group and in the sandbox. At the
+ * timeout (or when the run is stopped) the tree is told to end and then killed; after a normal
+ * exit it is killed too, so no process outlives its check. Output is read with a cap (head and
+ * tail kept, the middle counted), and for at most OUTPUT_GRACE_MS after the end: a daemon that
+ * holds the pipe open cannot hold the result.
  */
-export async function runCheck(check: Check, cwd: string, signal: AbortSignal): Promise<CheckOutcome> {
+export async function runCheck(check: Check, cwd: string, signal: AbortSignal, sandbox: Sandbox = UNCONFINED): Promise<CheckOutcome> {
   const started = performance.now();
-  let child: Bun.Subprocess<"ignore", "pipe", "pipe">;
+  const notStarted: CheckOutcome = { exitCode: null, notStarted: true, timedOut: false, interrupted: false, output: "", droppedBytes: 0, seconds: 0, outputCutAt: null };
+  const [argv, env] = withBundledBun(check.argv, checkEnvironment(check));
+  // Found here, not by the sandbox's wrapper: a missing command is "could not start", whatever wraps it.
+  const program = Bun.which(argv[0]!, { PATH: env.PATH ?? "", cwd });
+  if (!program) return notStarted;
+  const privateTmp = mkdtempSync(join(tmpdir(), "glassbox-check-"));
   try {
-    const [argv, env] = withBundledBun(check.argv, checkEnvironment(check));
-    child = Bun.spawn(argv, {
-      cwd,
-      env,
-      stdin: "ignore",
-      stdout: "pipe",
-      stderr: "pipe",
-      detached: true,
-    });
-  } catch {
-    return { exitCode: null, notStarted: true, timedOut: false, interrupted: false, output: "", droppedBytes: 0, seconds: 0 };
-  }
-  const killGroup = () => {
+    const rules = confinement({ workspace: cwd, home: env.HOME, tmpdir: privateTmp, network: check.network, writable: check.writable, expose: check.expose });
+    const launch = sandbox.command([program, ...argv.slice(1)], rules);
+    let child: Bun.Subprocess<"ignore", "pipe", "pipe">;
     try {
-      process.kill(-child.pid, "SIGKILL");
+      child = Bun.spawn(launch.argv, { cwd: launch.cwd, env: { ...env, TMPDIR: privateTmp }, stdin: "ignore", stdout: "pipe", stderr: "pipe", detached: true });
     } catch {
-      // Already gone.
+      return notStarted;
     }
+    return await supervise(child, check, signal, started);
+  } finally {
+    rmSync(privateTmp, { recursive: true, force: true });
+  }
+}
+
+async function supervise(child: Bun.Subprocess<"ignore", "pipe", "pipe">, check: Check, signal: AbortSignal, started: number): Promise<CheckOutcome> {
+  let ending: ReturnType<typeof setTimeout> | undefined;
+  // The leader (launcher, bwrap) kills what is below it on SIGTERM; the group is killed if it does not end in time.
+  const end = () => {
+    if (ending) return;
+    askTreeToEnd(child.pid);
+    ending = setTimeout(() => killTree(child.pid), OUTPUT_GRACE_MS);
   };
   let timedOut = false;
-  const timer = setTimeout(() => ((timedOut = true), killGroup()), check.timeout_seconds * 1000);
-  signal.addEventListener("abort", killGroup, { once: true });
+  const timer = setTimeout(() => ((timedOut = true), end()), check.timeout_seconds * 1000);
+  signal.addEventListener("abort", end, { once: true });
   // A signal that fired before the listener was added never calls it.
-  if (signal.aborted) killGroup();
+  if (signal.aborted) end();
   const capture = new CappedOutput(KEPT_BYTES);
-  const reading = Promise.all([capture.drain(child.stdout), capture.drain(child.stderr)]);
+  const cut = new AbortController();
+  const reading = Promise.all([capture.drain(child.stdout, cut.signal), capture.drain(child.stderr, cut.signal)]);
   const exitCode = await child.exited;
   clearTimeout(timer);
-  signal.removeEventListener("abort", killGroup);
-  killGroup();
-  await reading;
+  clearTimeout(ending);
+  signal.removeEventListener("abort", end);
+  killTree(child.pid);
+  let outputCutAt: number | null = null;
+  let grace: ReturnType<typeof setTimeout> | undefined;
+  const held = await Promise.race([reading.then(() => false), new Promise<boolean>((resolve) => (grace = setTimeout(() => resolve(true), OUTPUT_GRACE_MS)))]);
+  clearTimeout(grace);
+  if (held) {
+    outputCutAt = (performance.now() - started) / 1000;
+    cut.abort();
+    await reading;
+  }
   return {
     exitCode: timedOut || signal.aborted ? null : exitCode,
     notStarted: false,
@@ -96,6 +133,7 @@ export async function runCheck(check: Check, cwd: string, signal: AbortSignal): 
     output: capture.text(),
     droppedBytes: capture.droppedBytes(),
     seconds: (performance.now() - started) / 1000,
+    outputCutAt,
   };
 }
 
@@ -109,8 +147,22 @@ export class CappedOutput {
 
   constructor(private readonly keep: number) {}
 
-  async drain(stream: ReadableStream<Uint8Array>): Promise<void> {
-    for await (const chunk of stream) this.add(chunk);
+  /** Reads the stream to its end, or until `cut` fires (then the stream is cancelled). */
+  async drain(stream: ReadableStream<Uint8Array>, cut?: AbortSignal): Promise<void> {
+    const reader = stream.getReader();
+    const cancel = () => void reader.cancel().catch(() => {});
+    cut?.addEventListener("abort", cancel, { once: true });
+    try {
+      for (;;) {
+        const { done, value } = await reader.read();
+        if (done) return;
+        this.add(value);
+      }
+    } catch {
+      // Cancelled: what was read is kept.
+    } finally {
+      cut?.removeEventListener("abort", cancel);
+    }
   }
 
   private add(chunk: Uint8Array): void {

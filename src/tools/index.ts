@@ -9,10 +9,11 @@ import { RUN_CHECK, makeRunCheck } from "./run_check.ts";
 import { currentTime } from "./current_time.ts";
 import { updateTodo } from "./update_todo.ts";
 import { finish } from "./finish.ts";
+import type { Sandbox } from "../sandbox/sandbox.ts";
 
 /** The default tool set (CONTRACT.md); run_check exists when checks are configured. */
-export function defaultTools(checks: Checks, editChecks: Checks = {}): Tool[] {
-  const runCheck = makeRunCheck(checks);
+export function defaultTools(checks: Checks, editChecks: Checks = {}, sandbox?: Sandbox): Tool[] {
+  const runCheck = makeRunCheck(checks, sandbox);
   return [listFiles, readFile, searchText, writeFile, makeEditFile(editChecks), ...(runCheck ? [runCheck] : []), currentTime, updateTodo, finish];
 }
 

@@ -1,11 +1,12 @@
 import { z } from "zod";
 import { defineTool, type Tool, type ToolPlan } from "./tool.ts";
 import { runCheck, type Checks } from "./checks.ts";
+import type { Sandbox } from "../sandbox/sandbox.ts";
 
 export const RUN_CHECK = "run_check";
 
 /** run_check exists only when checks are configured; its `name` is an enum of them. */
-export function makeRunCheck(checks: Checks): Tool | null {
+export function makeRunCheck(checks: Checks, sandbox?: Sandbox): Tool | null {
   const names = Object.keys(checks);
   if (names.length === 0) return null;
   return defineTool({
@@ -20,7 +21,7 @@ export function makeRunCheck(checks: Checks): Tool | null {
       const plan: ToolPlan = {
         target: args.name,
         async execute() {
-          const outcome = await runCheck(check, workspace.root, signal);
+          const outcome = await runCheck(check, workspace.root, signal, sandbox);
           plan.succeeded = outcome.exitCode === 0;
           const took = `${outcome.seconds.toFixed(1)}s`;
           const verdict = outcome.notStarted
@@ -34,7 +35,11 @@ export function makeRunCheck(checks: Checks): Tool | null {
                 : `failed (exit ${outcome.exitCode}, ${took})`;
           // Said up front, so the count survives when the result is clipped for the model.
           const dropped = outcome.droppedBytes ? ` Its output was long: ${outcome.droppedBytes} bytes from the middle were dropped.` : "";
-          return `Check ${args.name} ${verdict}.${dropped}\n${outcome.output}`;
+          const cut =
+            outcome.outputCutAt !== null
+              ? ` Its output was cut at ${outcome.outputCutAt.toFixed(1)}s: a process it started still held the output open after it ended.`
+              : "";
+          return `Check ${args.name} ${verdict}.${dropped}${cut}\n${outcome.output}`;
         },
       };
       return plan;

@@ -1,0 +1,49 @@
+import { existsSync } from "node:fs";
+import type { Confinement } from "./rules.ts";
+import type { Sandbox } from "./sandbox.ts";
+
+/**
+ * bubblewrap: a new session, a PID namespace (when its first process ends, the kernel kills every
+ * process left in it), no network namespace unless the check asks, `/` read-only, the writable
+ * folders bound writable, `.git` and `.glassbox` read-only again, secrets covered by empty mounts.
+ */
+export function bwrapArgs(bwrap: string, argv: string[], rules: Confinement): string[] {
+  const args = [bwrap, "--new-session", "--die-with-parent", "--unshare-pid"];
+  if (!rules.network) args.push("--unshare-net");
+  args.push("--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc");
+  for (const path of rules.writable) args.push("--bind", path, path);
+  for (const path of rules.readOnly) args.push("--ro-bind", path, path);
+  for (const { path, folder } of rules.hidden) {
+    if (folder) args.push("--tmpfs", path, "--remount-ro", path);
+    else args.push("--ro-bind", "/dev/null", path);
+  }
+  args.push("--chdir", rules.workspace, "--", ...argv);
+  return args;
+}
+
+export function bwrapSandbox(bwrap: string): Sandbox {
+  return { kind: "bwrap", command: (argv, rules) => ({ argv: bwrapArgs(bwrap, argv, rules), cwd: rules.workspace }) };
+}
+
+/** The system's bwrap: on PATH, else at /usr/bin/bwrap. Never bundled. */
+export function findBwrap(path: string | undefined, fixed: string[] = ["/usr/bin/bwrap"]): string | null {
+  return Bun.which("bwrap", { PATH: path ?? "" }) ?? fixed.find((candidate) => existsSync(candidate)) ?? null;
+}
+
+const probed = new Map<string, string | null>();
+
+/** Whether bwrap can really make its namespaces here (an AppArmor rule or a container may forbid it); null when it can. Asked once per process. */
+export function bwrapProblem(bwrap: string): string | null {
+  if (!probed.has(bwrap)) probed.set(bwrap, probeBwrap(bwrap));
+  return probed.get(bwrap)!;
+}
+
+function probeBwrap(bwrap: string): string | null {
+  const probe = Bun.spawnSync([bwrap, "--unshare-pid", "--unshare-net", "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--", "true"], {
+    stdin: "ignore",
+    stdout: "ignore",
+    stderr: "pipe",
+  });
+  if (probe.exitCode === 0) return null;
+  return probe.stderr.toString().trim().split("\n").at(-1) || `exit ${probe.exitCode}`;
+}

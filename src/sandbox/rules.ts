@@ -1,0 +1,97 @@
+import { existsSync, readdirSync, statSync } from "node:fs";
+import { isAbsolute, join, resolve } from "node:path";
+
+/**
+ * What a check may touch, as data: every kind of sandbox (bwrap, Landlock, Seatbelt) enforces
+ * this same plan, and `glassbox doctor` can print it.
+ */
+
+/** Secrets in the user's home that no check may read. */
+export const HIDDEN_IN_HOME = [
+  ".ssh",
+  ".aws",
+  ".gnupg",
+  ".netrc",
+  ".git-credentials",
+  ".docker",
+  ".kube",
+  ".npmrc",
+  ".pypirc",
+  ".config/gh",
+  ".config/glassbox",
+] as const;
+/** Folders of the workspace a check may read but not change: its history and glassbox's own logs. */
+export const READ_ONLY_IN_WORKSPACE = [".git", ".glassbox"] as const;
+/** Names at the workspace's top that hold secrets (unless the check lists them in `expose`). */
+export const HIDDEN_WORKSPACE_NAME = /^\.env(\..+)?$/;
+/** Writable in the home, so build caches keep working. */
+export const WRITABLE_IN_HOME = [".cache"] as const;
+
+export interface Confinement {
+  workspace: string;
+  /** The check's private TMPDIR, fresh for each run of it. */
+  tmpdir: string;
+  /** Writable folders (and files): the workspace, the private TMPDIR, ~/.cache, the check's own `writable`. */
+  writable: string[];
+  /** Inside a writable folder, read-only again (they exist). */
+  readOnly: string[];
+  /** Unreadable: shown as an empty folder or file (they exist). */
+  hidden: Array<{ path: string; folder: boolean }>;
+  network: boolean;
+}
+
+export interface ConfinementInput {
+  workspace: string;
+  home: string | undefined;
+  tmpdir: string;
+  network?: boolean;
+  /** Extra writable paths: `~/…` is in the home, a relative path is in the workspace. */
+  writable?: string[];
+  /** Workspace paths that are hidden by default but this check may read (".env"). */
+  expose?: string[];
+}
+
+/** Where a configured path points: `~/x` in the home, relative paths in the workspace. */
+export function resolveConfigured(path: string, workspace: string, home: string | undefined): string {
+  if (path === "~" || path.startsWith("~/")) {
+    if (!home) return resolve(workspace, path);
+    return join(home, path.slice(1));
+  }
+  return isAbsolute(path) ? resolve(path) : resolve(workspace, path);
+}
+
+function kindOf(path: string): "folder" | "file" | null {
+  try {
+    return statSync(path).isDirectory() ? "folder" : "file";
+  } catch {
+    return null;
+  }
+}
+
+export function confinement(input: ConfinementInput): Confinement {
+  const { workspace, home, tmpdir } = input;
+  const exposed = new Set((input.expose ?? []).map((path) => resolve(workspace, path)));
+  const hidden: Confinement["hidden"] = [];
+  const hide = (path: string) => {
+    const kind = kindOf(path);
+    if (kind && !exposed.has(path)) hidden.push({ path, folder: kind === "folder" });
+  };
+  if (home) for (const name of HIDDEN_IN_HOME) hide(join(home, name));
+  for (const name of safeList(workspace)) if (HIDDEN_WORKSPACE_NAME.test(name)) hide(join(workspace, name));
+  const writable = [workspace, tmpdir];
+  if (home) writable.push(...WRITABLE_IN_HOME.map((name) => join(home, name)).filter(existsSync));
+  for (const path of input.writable ?? []) {
+    const resolved = resolveConfigured(path, workspace, home);
+    if (existsSync(resolved) && !writable.includes(resolved)) writable.push(resolved);
+  }
+  const readOnly = READ_ONLY_IN_WORKSPACE.map((name) => join(workspace, name)).filter(existsSync);
+  return { workspace, tmpdir, writable, readOnly, hidden, network: input.network ?? false };
+}
+
+function safeList(folder: string): string[] {
+  try {
+    return readdirSync(folder);
+  } catch {
+    return [];
+  }
+}

@@ -1,0 +1,148 @@
+/**
+ * Checks run confined, as an unprivileged user (CI runs as root: setpriv drops to nobody, the way
+ * a check runs on a laptop). Every case runs in bwrap, in the Landlock fallback, and with the
+ * sandbox off, which is the control: what the sandbox hides, the unsandboxed check sees.
+ */
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { mkdirSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import type { Check } from "../../src/tools/checks.ts";
+import type { CheckOutcome } from "../../src/tools/checks.ts";
+import type { SandboxInfo } from "../../src/sandbox/sandbox.ts";
+import { asUnprivileged, handOver, unprivilegedFolder } from "../helpers/unprivileged.ts";
+import { leftovers, unique } from "../helpers/processes.ts";
+
+const RUNNER = join(import.meta.dir, "check-runner.ts");
+const SSH_SECRET = "ssh-key-secret-5c1d";
+const ENV_SECRET = "dotenv-secret-9e2a";
+
+let workspace: string;
+let home: string;
+let outside: string;
+const markers: string[] = [];
+
+beforeAll(() => {
+  workspace = unprivilegedFolder("sandbox-ws");
+  mkdirSync(join(workspace, "src"));
+  mkdirSync(join(workspace, ".git"));
+  writeFileSync(join(workspace, ".git", "HEAD"), "ref: refs/heads/main\n");
+  writeFileSync(join(workspace, ".env"), `TOKEN=${ENV_SECRET}\n`);
+  handOver(workspace);
+  home = unprivilegedFolder("sandbox-home");
+  mkdirSync(join(home, ".ssh"));
+  writeFileSync(join(home, ".ssh", "id_ed25519"), `${SSH_SECRET}\n`);
+  mkdirSync(join(home, ".cache"));
+  handOver(home);
+  outside = unprivilegedFolder("sandbox-outside");
+});
+
+afterAll(() => {
+  for (const marker of markers) Bun.spawnSync(["pkill", "-KILL", "-f", marker]);
+});
+
+/** Runs one check as the unprivileged user through the real runner, in the given kind. */
+async function run(kind: string, check: Partial<Check> & { argv: string[] }): Promise<{ info: SandboxInfo; outcome: CheckOutcome; seconds: number }> {
+  const payload = JSON.stringify({ kind, workspace, check: { timeout_seconds: 10, env: [], ...check } });
+  const started = performance.now();
+  const child = Bun.spawn(asUnprivileged([process.execPath, RUNNER, payload]), {
+    cwd: workspace,
+    env: { PATH: process.env.PATH, HOME: home, LANG: "C" },
+    stdin: "ignore",
+    stdout: "pipe",
+    stderr: "pipe",
+  });
+  const timer = setTimeout(() => child.kill("SIGKILL"), 60_000);
+  const [stdout, stderr] = await Promise.all([new Response(child.stdout).text(), new Response(child.stderr).text(), child.exited]);
+  clearTimeout(timer);
+  const seconds = (performance.now() - started) / 1000;
+  try {
+    return { ...JSON.parse(stdout.trim().split("\n").at(-1)!), seconds };
+  } catch {
+    throw new Error(`the check runner printed no result (exit ${child.exitCode}): ${stderr}${stdout}`);
+  }
+}
+
+const CONFINED = ["bwrap", "landlock"] as const;
+const KINDS = [...CONFINED, "off"] as const;
+const confined = (kind: string) => kind !== "off";
+/** Each case starts Bun as another user and a check in a sandbox: seconds on a loaded 2-core machine. */
+const SLOW = 40_000;
+
+describe.if(process.platform === "linux")("checks in the sandbox, run as an unprivileged user", () => {
+  for (const kind of CONFINED) {
+    test.concurrent(`${kind} is what ran`, async () => {
+      const { info, outcome } = await run(kind, { argv: ["true"] });
+      expect(info).toMatchObject({ kind, network: false, secrets_hidden: true });
+      expect(outcome.exitCode).toBe(0);
+    }, SLOW);
+  }
+
+  for (const kind of KINDS) {
+    test.concurrent(`${kind}: a key in ~/.ssh and the workspace's .env ${confined(kind) ? "cannot be read" : "can be read (the control)"}`, async () => {
+      const { outcome } = await run(kind, { argv: ["sh", "-c", 'cat "$HOME/.ssh/id_ed25519"; cat .env; echo done'] });
+      expect(outcome.output).toContain("done");
+      for (const secret of [SSH_SECRET, ENV_SECRET]) {
+        if (confined(kind)) expect(outcome.output).not.toContain(secret);
+        else expect(outcome.output).toContain(secret);
+      }
+    }, SLOW);
+
+    test.concurrent(`${kind}: expose [".env"] makes .env readable, and only it`, async () => {
+      const { outcome } = await run(kind, { argv: ["sh", "-c", 'cat .env; cat "$HOME/.ssh/id_ed25519"; echo done'], expose: [".env"] });
+      expect(outcome.output).toContain(ENV_SECRET);
+      if (confined(kind)) expect(outcome.output).not.toContain(SSH_SECRET);
+    }, SLOW);
+
+    test.concurrent(`${kind}: a write inside the workspace works; outside it and into .git ${confined(kind) ? "fails" : "works (the control)"}`, async () => {
+      const tag = unique();
+      const script = [
+        `echo a > src/inside-${tag}.txt && echo inside-ok`,
+        `echo b > ${outside}/out-${tag}.txt && echo outside-ok`,
+        `echo c > .git/hook-${tag} && echo git-ok`,
+        `echo d > "$TMPDIR/tmp-${tag}" && echo tmp-ok`,
+        `echo e > "$HOME/.cache/cache-${tag}" && echo cache-ok`,
+      ].join("; ");
+      const { outcome } = await run(kind, { argv: ["sh", "-c", script] });
+      for (const ok of ["inside-ok", "tmp-ok", "cache-ok"]) expect(outcome.output).toContain(ok);
+      for (const refused of ["outside-ok", "git-ok"]) {
+        if (confined(kind)) expect(outcome.output).not.toContain(refused);
+        else expect(outcome.output).toContain(refused);
+      }
+    }, SLOW);
+
+    test.concurrent(`${kind}: a loopback listener ${confined(kind) ? "cannot be reached unless network: true" : "can be reached (the control)"}`, async () => {
+      const server = Bun.listen({ hostname: "127.0.0.1", port: 0, socket: { data() {}, open(socket) { socket.end(); } } });
+      try {
+        const argv = ["bash", "-c", `exec 3<>/dev/tcp/127.0.0.1/${server.port} && echo connected; echo done`];
+        const off = await run(kind, { argv });
+        expect(off.outcome.output).toContain("done");
+        if (confined(kind)) expect(off.outcome.output).not.toContain("connected");
+        else expect(off.outcome.output).toContain("connected");
+        const on = await run(kind, { argv, network: true });
+        expect(on.outcome.output).toContain("connected");
+      } finally {
+        server.stop(true);
+      }
+    }, SLOW);
+
+    test.concurrent(`${kind}: a background, a double-forked and a setsid daemon all end with the check`, async () => {
+      const marker = unique();
+      markers.push(marker);
+      const script = `sleep 300.${marker} & (sleep 301.${marker} &); setsid sh -c 'exec sleep 302.${marker}' & echo started`;
+      const { outcome } = await run(kind, { argv: ["bash", "-c", script] });
+      expect(outcome.output).toContain("started");
+      expect(await leftovers(marker)).toEqual([]);
+    }, SLOW);
+
+    test.concurrent(`${kind}: a daemon holding stdout open does not hold the result past the timeout`, async () => {
+      const marker = unique();
+      markers.push(marker);
+      const script = `setsid sh -c 'exec sleep 3000.${marker}' & exec sleep 30.${marker}`;
+      const { outcome } = await run(kind, { argv: ["bash", "-c", script], timeout_seconds: 2 });
+      expect(outcome.timedOut).toBe(true);
+      // The timeout plus the one second of grace, with room for a loaded machine; the daemon would hold it for 3000 s.
+      expect(outcome.seconds).toBeLessThan(2 + 1 + 5);
+      expect(await leftovers(marker)).toEqual([]);
+    }, SLOW);
+  }
+});

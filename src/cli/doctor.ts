@@ -7,8 +7,9 @@ import { serverLabel } from "../model/discovery.ts";
 import { START_A_SERVER, describeCandidate, findModels, silentServers } from "../session/find-model.ts";
 import { modelContextLength } from "../model/ollama.ts";
 import { ModelOptionsSchema, type ModelOptions } from "../model/options.ts";
+import { sandboxFinding } from "./doctor-sandbox.ts";
 
-interface Finding {
+export interface Finding {
   ok: boolean;
   text: string;
   /** What to do about it, for a finding that is not ok. */
@@ -30,7 +31,7 @@ export async function doctor(args: CliArgs, out: (line: string) => void = (line)
   if (typeof specText === "number") return specText;
   const spec = parseModelSpec(specText, args.baseUrl);
   out(`glassbox doctor · model ${specText}`);
-  const findings = await probe(spec, specText, ModelOptionsSchema.parse({ ...config.model_options, max_tokens: 8 }));
+  const findings = [sandboxFinding(config), ...(await probe(spec, specText, ModelOptionsSchema.parse({ ...config.model_options, max_tokens: 8 })))];
   for (const finding of findings) out(`${finding.ok ? "ok  " : "FAIL"}  ${finding.text}${finding.fix ? `\n      fix: ${finding.fix}` : ""}`);
   return findings.every((finding) => finding.ok) ? 0 : 1;
 }

@@ -40,6 +40,8 @@ export interface DetectOptions {
   /** Where bwrap is looked for when it is not on PATH. */
   fixedBwrap?: string[];
   abi?: () => number;
+  /** Whether a fixed path exists (sandbox-exec on macOS). */
+  exists?: (path: string) => boolean;
 }
 
 export function chooseSandbox(options: DetectOptions): SandboxChoice {
@@ -53,10 +55,10 @@ export function chooseSandbox(options: DetectOptions): SandboxChoice {
   });
   if (options.mode === "off") return none("sandbox is off in the config", null);
   const narrowed = env.GLASSBOX_SANDBOX_KINDS?.split(",").map((kind) => kind.trim());
-  const tried = (KINDS_TRIED[platform] ?? []).filter((kind) => !narrowed || narrowed.includes(kind));
+  const tried = KINDS_TRIED[platform] ?? [];
   const problems: string[] = [];
   for (const kind of tried) {
-    const found = probe(kind, env, options);
+    const found = narrowed && !narrowed.includes(kind) ? { problem: "left out by GLASSBOX_SANDBOX_KINDS" } : probe(kind, env, options);
     if ("problem" in found) {
       problems.push(`${kind}: ${found.problem}`);
       continue;
@@ -64,10 +66,7 @@ export function chooseSandbox(options: DetectOptions): SandboxChoice {
     const reason = [found.reason, ...problems].join("; ");
     return { sandbox: found.sandbox, info: { kind, network: options.network, secrets_hidden: true, reason }, missing: null };
   }
-  if (tried.length === 0) {
-    const why = narrowed ? "GLASSBOX_SANDBOX_KINDS names none of this platform's kinds" : `no sandbox for ${platform} yet`;
-    return none(why, why);
-  }
+  if (tried.length === 0) return none(`glassbox has no sandbox for ${platform} yet`, `glassbox has no sandbox for ${platform} yet`);
   const how = tried.map((kind) => HOW_TO_GET[kind]).join(", or ");
   return none(problems.join("; "), `${problems.join("; ")}; to fix: ${how}`);
 }
@@ -85,7 +84,7 @@ function probe(kind: SandboxKind, env: Record<string, string | undefined>, optio
       return abi > 0 ? { sandbox: landlockSandbox, reason: `Landlock ABI ${abi} with a subreaper` } : { problem: "the kernel has no Landlock" };
     }
     case "seatbelt":
-      return existsSync(SANDBOX_EXEC) ? { sandbox: seatbeltSandbox(), reason: SANDBOX_EXEC } : { problem: `${SANDBOX_EXEC} is missing` };
+      return (options.exists ?? existsSync)(SANDBOX_EXEC) ? { sandbox: seatbeltSandbox(), reason: SANDBOX_EXEC } : { problem: `${SANDBOX_EXEC} is missing` };
     default:
       return { problem: "not a kind that confines" };
   }

@@ -9,6 +9,7 @@ import { call } from "../helpers/run.ts";
 import { CANARY, makeWorkspace, tempFolder } from "../helpers/workspace.ts";
 import { expectWellFormedEvents } from "../helpers/invariants.ts";
 import { buildInfo, versionLine } from "../../src/platform/build-info.ts";
+import { leftovers, unique } from "../helpers/processes.ts";
 
 const MAIN = join(import.meta.dir, "..", "..", "src", "cli", "main.ts");
 
@@ -255,11 +256,13 @@ describe("--record", () => {
 });
 
 describe("a run stopped from outside", () => {
-  const HANGING = { checks: { hang: { argv: ["sh", "-c", "echo $$ > hang.pid; exec sleep 30"], timeout_seconds: 60 } } };
+  /** The check's command line carries a marker: its pid inside a sandbox's PID namespace means nothing outside. */
+  const hanging = (marker: string) => ({ checks: { hang: { argv: ["sh", "-c", `echo started > hang.pid; exec sleep 30.${marker}`], timeout_seconds: 60 } } });
 
   /** Starts a run whose second call is a check that hangs; resolves once the check is running. */
   async function startHangingRun(root: string) {
-    writeFileSync(join(root, "glassbox.json"), JSON.stringify(HANGING));
+    const marker = unique();
+    writeFileSync(join(root, "glassbox.json"), JSON.stringify(hanging(marker)));
     const model = scriptFile([call("read_file", { path: "README.md" }), call("run_check", { name: "hang" }), { content: "never" }]);
     const child = Bun.spawn([process.execPath, MAIN, "run", "--json", "--model", model, "--workspace", root, "hang"], {
       stdin: "ignore",
@@ -269,27 +272,13 @@ describe("a run stopped from outside", () => {
     const pidFile = join(root, "hang.pid");
     const until = Date.now() + 5000;
     while (!(existsSync(pidFile) && readFileSync(pidFile, "utf8").trim()) && Date.now() < until) await Bun.sleep(10);
-    const checkPid = Number(readFileSync(pidFile, "utf8").trim());
-    expect(checkPid).toBeGreaterThan(0);
+    expect(readFileSync(pidFile, "utf8").trim()).toBe("started");
     const cleanUp = () => {
-      try {
-        process.kill(-checkPid, "SIGKILL");
-      } catch {
-        // Already gone.
-      }
+      Bun.spawnSync(["pkill", "-KILL", "-f", marker]);
       child.kill("SIGKILL");
     };
-    return { child, checkPid, cleanUp };
+    return { child, marker, cleanUp };
   }
-
-  const alive = (pid: number) => {
-    try {
-      process.kill(pid, 0);
-      return true;
-    } catch {
-      return false;
-    }
-  };
 
   test("SIGKILL mid-run leaves a log whose every line parses", async () => {
     const ws = makeWorkspace();
@@ -309,11 +298,11 @@ describe("a run stopped from outside", () => {
 
   test("SIGTERM mid-run: the check is killed, the run stops interrupted, exit 1, stop last in the log", async () => {
     const ws = makeWorkspace();
-    const { child, checkPid, cleanUp } = await startHangingRun(ws.root);
+    const { child, marker, cleanUp } = await startHangingRun(ws.root);
     try {
       child.kill("SIGTERM");
       expect(await child.exited).toBe(1);
-      expect(alive(checkPid)).toBe(false);
+      expect(await leftovers(marker)).toEqual([]);
       const events = logLines(ws.root).map((line) => JSON.parse(line));
       expectWellFormedEvents(events);
       expect(events.at(-1)).toMatchObject({ kind: "stop", status: "interrupted", steps: 2, tool_calls: 2 });

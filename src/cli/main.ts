@@ -4,12 +4,15 @@ import { parseCli } from "./args.ts";
 import { helpFor } from "./help.ts";
 import { UsageError } from "../session/usage-error.ts";
 import { buildInfo, versionLine } from "../platform/build-info.ts";
+import { LAUNCHER_COMMAND } from "../sandbox/launcher-command.ts";
 
 /**
  * Each command's module is loaded only when that command runs: the TUI does not pay for eval,
  * and headless commands do not pay for blessed.
  */
 export async function main(argv: string[]): Promise<number> {
+  // The compiled binary is also the process between glassbox and a check (src/sandbox/launcher.ts).
+  if (argv[0] === LAUNCHER_COMMAND) return (await import("../sandbox/launcher.ts")).runLauncher(argv[1]!);
   try {
     const args = parseCli(argv);
     if (args.help) return console.log(helpFor(args.command)), 0;

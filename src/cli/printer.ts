@@ -1,10 +1,11 @@
+import type { SandboxInfo } from "../sandbox/sandbox.ts";
 import type { AgentEvent } from "../core/events.ts";
 
 /** One readable line per event for headless runs without --json; null for events not worth a line. */
 export function formatEvent(event: AgentEvent): string | null {
   switch (event.kind) {
     case "run_start":
-      return `glassbox run ${event.run_id} · model ${event.model} · workspace ${event.workspace}`;
+      return `glassbox run ${event.run_id} · model ${event.model} · workspace ${event.workspace}${sandboxNote(event.sandbox)}`;
     case "model_reply": {
       const tokens = event.prompt_tokens !== null ? ` (${event.prompt_tokens} prompt + ${event.gen_tokens} generated tokens)` : "";
       const text = event.text ? `: ${oneLine(event.text, 200)}` : "";
@@ -50,4 +51,9 @@ export function formatEvent(event: AgentEvent): string | null {
 function oneLine(text: string, max: number): string {
   const flat = text.replace(/\s+/g, " ").trim();
   return flat.length > max ? flat.slice(0, max - 1) + "…" : flat;
+}
+
+function sandboxNote(sandbox: SandboxInfo | undefined): string {
+  if (!sandbox) return "";
+  return sandbox.kind === "none" ? ` · checks UNSANDBOXED (${sandbox.reason})` : ` · sandbox ${sandbox.kind}, net ${sandbox.network ? "on" : "off"}`;
 }

@@ -100,6 +100,8 @@ export class Checkpoint {
     if (tool.needsApproval && rules.verdict !== "allow") {
       const answer = await this.ask(tool, args, plan, signal);
       if (answer !== "yes") return denied(answer);
+      // A "yes" given after the run was stopped or passed its deadline must not write anything.
+      if (signal.aborted) return stopped(`${tool.name} was approved after the run had ended, so it was not run.`);
     }
 
     try {
@@ -151,6 +153,10 @@ function refused(reason: string): Verdict {
 
 function denied(reason: string): Verdict {
   return { decision: "denied", reason, content: `Denied: ${reason}` };
+}
+
+function stopped(reason: string): Verdict {
+  return { decision: "stopped", reason, content: `Not run: ${reason}` };
 }
 
 function failed(error: unknown): Verdict {

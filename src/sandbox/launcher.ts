@@ -3,6 +3,7 @@ import { join } from "node:path";
 import { becomeSubreaper, restrictSelf, terminateWithParent } from "./landlock.ts";
 import type { Confinement } from "./rules.ts";
 import type { Sandbox } from "./sandbox.ts";
+import { LAUNCHER_COMMAND } from "./launcher-command.ts";
 
 /**
  * The process between glassbox and a check on Linux without bwrap: it becomes a subreaper (so a
@@ -11,7 +12,6 @@ import type { Sandbox } from "./sandbox.ts";
  * glassbox dying) kills every descendant before it exits itself.
  */
 
-export const LAUNCHER_COMMAND = "__check-launcher";
 export const LAUNCHER_FILE = import.meta.path;
 
 export interface LaunchPayload {

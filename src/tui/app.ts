@@ -1,4 +1,5 @@
 import type { CliArgs } from "../cli/args.ts";
+import { sandboxBadge } from "./sandbox-badge.ts";
 import { openSession, startRun, type Session } from "../session/session.ts";
 import { parseModelSpec } from "../session/model-spec.ts";
 import type { AgentEvent } from "../core/events.ts";
@@ -153,6 +154,7 @@ class TuiApp {
     screen.on("resize", () => this.relayout());
 
     this.transcript.line(`glassbox · ${sanitize(session.model.name)} · workspace ${sanitize(session.workspace.root)}`, "notice");
+    if (session.sandbox.kind === "none") this.transcript.line(`Checks run UNSANDBOXED: ${sanitize(session.sandbox.reason)}.`, "notice");
     this.transcript.line("Type a task and press Enter. ? shows the keys.", "notice");
     this.startTyping();
     // Benchmark hook for scripts/bench-tui.ts: does nothing unless GLASSBOX_BENCH_REPORT is set.
@@ -496,7 +498,7 @@ class TuiApp {
     this.layers.draw(this.session.layers.map((layer, index) => ({ ...layer, state: this.layerStates[index]! })));
     this.plan.draw(this.session.checkpoint.todo);
     const state = this.modal.open ? "waiting for approval" : this.running ? (this.view.state === "starting" ? "streaming" : this.view.state) : this.view.state;
-    const where = `${safeTagged(this.session.model.name)} · ${safeTagged(shortPath(this.session.workspace.root))}`;
+    const where = `${safeTagged(this.session.model.name)} · ${safeTagged(shortPath(this.session.workspace.root))} · ${sandboxBadge(this.session.sandbox)}`;
     // A warning goes first, right after the state, so a narrow terminal clips the model and path, not the fix.
     this.status.setContent(
       this.warning

@@ -44,7 +44,7 @@ describe.if(process.platform === "linux")("the sandbox from the outside", () => 
     const root = workspaceWith({ sandbox: "require" });
     const result = await glassbox(["run", "--json", "--model", scriptFile([{ content: "done" }]), "--workspace", root, "task"]);
     expect(result.code).toBe(0);
-    expect(result.events[0].sandbox.kind).toBe("bwrap");
+    expect(result.events[0]!.sandbox.kind).toBe("bwrap");
   });
 
   test("a sandbox mode that does not exist is a usage error naming the key", async () => {

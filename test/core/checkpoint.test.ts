@@ -2,7 +2,7 @@ import { describe, expect, test } from "bun:test";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { z } from "zod";
-import { Checkpoint, INTERNAL_FAILURE, type ApprovalRequest, type ApprovalAnswer } from "../../src/core/checkpoint.ts";
+import { Checkpoint, INTERNAL_FAILURE, type ApprovalRequest, type ApprovalAnswer, type Approver } from "../../src/core/checkpoint.ts";
 import { Policy, parseRule } from "../../src/core/policy.ts";
 import type { EventOf } from "../../src/core/events.ts";
 import type { Checks } from "../../src/tools/checks.ts";
@@ -12,6 +12,7 @@ import { Workspace } from "../../src/tools/workspace.ts";
 import { makeWorkspace } from "../helpers/workspace.ts";
 import { FakeClock, call, runScripted } from "../helpers/run.ts";
 import { expectWellFormedRun, toolMessagesAfter } from "../helpers/invariants.ts";
+import { gate } from "../tools/harness.ts";
 
 /** An approver that answers from a list and keeps every request. */
 function approver(...answers: ApprovalAnswer[]) {
@@ -385,4 +386,25 @@ describe("the checkpoint itself", () => {
     expect(refused.decision).toBe("refused");
     expect(refused.finished).toBeUndefined();
   });
+});
+
+describe("a yes that comes too late", () => {
+  const cases: Array<[tool: string, args: object]> = [
+    ["write_file", { path: "LATE.md", content: "written after the end" }],
+    ["edit_file", { path: "README.md", old: "# ", new: "# LATE " }],
+  ];
+  for (const [tool, args] of cases) {
+    test(`${tool}: approved after the run was stopped, nothing is written`, async () => {
+      const ws = makeWorkspace();
+      const before = readFileSync(join(ws.root, "README.md"), "utf8");
+      const stop = new AbortController();
+      // The person presses y just after the deadline passed: the signal is already aborted.
+      const lateYes: Approver = async () => (stop.abort(), "yes");
+      const verdict = await gate(ws.root, { approver: lateYes }).call(tool, args, stop.signal);
+      expect(verdict.decision).toBe("stopped");
+      expect(verdict.content).toContain("approved after the run had ended");
+      expect(existsSync(join(ws.root, "LATE.md"))).toBe(false);
+      expect(readFileSync(join(ws.root, "README.md"), "utf8")).toBe(before);
+    });
+  }
 });

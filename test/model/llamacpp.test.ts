@@ -243,3 +243,15 @@ test("the wire log holds each request before the response, and the assembled res
   expect(response.finish_reason).toBe("tool_calls");
   expect(response.timings.predicted_n).toBe(201);
 });
+
+test("the request is in the wire log at the moment it reaches the server, not only after", async () => {
+  const path = join(mkdtempSync(join(tmpdir(), "glassbox-wire-")), "wire.jsonl");
+  const loggedOnArrival: boolean[] = [];
+  const server = startFakeServer((seen) => {
+    // Read while the request is arriving: a log written after the send would not hold it yet.
+    loggedOnArrival.push(readWireLog(path).some((entry) => entry.kind === "request" && JSON.stringify(entry.body) === JSON.stringify(seen.body)));
+    return llamaCppCapture("01-text-stream");
+  });
+  await collect(new LlamaCppModel("llamacpp", server.url, options(), new WireLog(path)));
+  expect(loggedOnArrival).toEqual([true]);
+});

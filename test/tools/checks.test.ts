@@ -1,6 +1,9 @@
 import { describe, expect, test } from "bun:test";
+import { readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { CappedOutput, CheckSchema, checkEnvironment, runCheck } from "../../src/tools/checks.ts";
+import { CappedOutput, CheckSchema, OUTPUT_GRACE_MS, checkEnvironment, runCheck } from "../../src/tools/checks.ts";
+import { DIRECT, UNCONFINED } from "../../src/sandbox/detect.ts";
+import type { Sandbox } from "../../src/sandbox/sandbox.ts";
 
 const never = new AbortController().signal;
 
@@ -118,4 +121,55 @@ test("the output capture holds about twice its cap in memory however much a chec
   await capture.drain(stream);
   expect(capture.heldBytes()).toBeLessThanOrEqual(2 * keep + chunk.length);
   expect(capture.droppedBytes()).toBe(written - 2 * keep);
+});
+
+describe("how a check is started, with and without the launcher", () => {
+  const starters: Array<[label: string, sandbox: Sandbox]> = [
+    ["started directly (macOS and Windows without a sandbox)", DIRECT],
+    ["started through the launcher (Linux)", UNCONFINED],
+  ];
+  /** Field 5 of /proc/PID/stat: the process group. */
+  const groupOf = (pid: number | string) => {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    return stat.slice(stat.lastIndexOf(")") + 2).split(" ")[2];
+  };
+  for (const [label, sandbox] of starters) {
+    test(`${label}: stdin is closed, so a reader ends at once`, async () => {
+      const outcome = await runCheck(CheckSchema.parse({ argv: ["cat"], timeout_seconds: 10 }), tmpdir(), never, sandbox);
+      expect(outcome).toMatchObject({ exitCode: 0, timedOut: false });
+    });
+
+    test.if(process.platform === "linux")(`${label}: not in glassbox's process group, so the terminal's Ctrl-C does not reach it`, async () => {
+      const outcome = await runCheck(CheckSchema.parse({ argv: ["sh", "-c", "cut -d' ' -f5 /proc/$$/stat"] }), tmpdir(), never, sandbox);
+      expect(outcome.exitCode).toBe(0);
+      expect(outcome.output.trim()).toMatch(/^\d+$/);
+      expect(outcome.output.trim()).not.toBe(groupOf(process.pid));
+    });
+  }
+
+  test("a daemon that escapes and holds the output open: the result comes a second after the end and says when it was cut", async () => {
+    const marker = `${process.pid}${Date.now()}`;
+    try {
+      // Started directly, nothing reaps a setsid daemon: only the output grace keeps the result on time.
+      const outcome = await runCheck(CheckSchema.parse({ argv: ["sh", "-c", `setsid sh -c 'exec sleep 300.${marker}' & echo started; sleep 0.3`], timeout_seconds: 10 }), tmpdir(), never, DIRECT);
+      expect(outcome.exitCode).toBe(0);
+      expect(outcome.output).toBe("started\n");
+      expect(outcome.outputCutAt).not.toBeNull();
+      expect(outcome.outputCutAt!).toBeGreaterThanOrEqual(OUTPUT_GRACE_MS / 1000);
+      // The daemon is still alive: the result did not wait for it.
+      expect(Bun.spawnSync(["pgrep", "-f", `300.${marker}`]).stdout.toString().trim()).not.toBe("");
+    } finally {
+      Bun.spawnSync(["pkill", "-KILL", "-f", marker]);
+    }
+  }, 15_000);
+
+  test("the launcher reaps that daemon, so nothing is cut", async () => {
+    const marker = `${process.pid}${Date.now()}`;
+    try {
+      const outcome = await runCheck(CheckSchema.parse({ argv: ["sh", "-c", `setsid sh -c 'exec sleep 300.${marker}' & echo started`], timeout_seconds: 10 }), tmpdir(), never, UNCONFINED);
+      expect(outcome).toMatchObject({ exitCode: 0, output: "started\n", outputCutAt: null });
+    } finally {
+      Bun.spawnSync(["pkill", "-KILL", "-f", marker]);
+    }
+  }, 15_000);
 });

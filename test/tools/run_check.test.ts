@@ -11,6 +11,8 @@ import { makeWorkspace, type TestWorkspace } from "../helpers/workspace.ts";
 import { call, runScripted } from "../helpers/run.ts";
 import { expectRefused, gate } from "./harness.ts";
 import { leftovers, unique } from "../helpers/processes.ts";
+import { makeRunCheck } from "../../src/tools/run_check.ts";
+import { DIRECT } from "../../src/sandbox/detect.ts";
 
 const BUN = process.execPath;
 const SECRET_NAME = "GLASSBOX_TEST_SECRET";
@@ -186,3 +188,11 @@ describe("the environment", () => {
     });
   }
 });
+
+test("a result whose output was cut says when", async () => {
+  const marker = unique();
+  markers.push(marker);
+  const checks: Checks = { daemon: { argv: ["sh", "-c", `setsid sh -c 'exec sleep 300.${marker}' & echo started; sleep 0.3`], timeout_seconds: 10, env: [] } };
+  const verdict = await gate(ws.root, { tools: [makeRunCheck(checks, DIRECT)!] }).call("run_check", { name: "daemon" });
+  expect(verdict.content).toMatch(/^Check daemon passed \(exit 0, [\d.]+s\)\. Its output was cut at [\d.]+s: a process it started still held the output open after it ended\.\nstarted\n$/);
+}, 15_000);

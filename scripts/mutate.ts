@@ -483,12 +483,138 @@ export const MUTANTS: Mutant[] = [
     find: "      copyFileSync(file.target.real, copy);\n",
     replace: "",
   },
+  {
+    name: "wire log written after the request is sent",
+    file: "src/model/logged-reply.ts",
+    find: "  const seq = wire?.request(url, body) ?? 0;\n  const builder = new ReplyBuilder();\n  let timings: Record<string, unknown> | undefined;\n  try {\n    for await (const delta of deltas()) {\n",
+    replace:
+      "  let seq = 0;\n  const builder = new ReplyBuilder();\n  let timings: Record<string, unknown> | undefined;\n  try {\n    for await (const delta of deltas()) {\n      if (!seq) seq = wire?.request(url, body) ?? 0;\n",
+  },
+  {
+    name: "event-log line written after the yield",
+    file: "src/session/session.ts",
+    find: "    log.write(event);\n    if (event.kind === \"todo\") writeProgress(session.workspace.root, { run_id: runId, updated_at: new Date(session.clock.now()).toISOString(), items: event.items as Progress[\"items\"] });\n    yield event;\n",
+    replace:
+      "    if (event.kind === \"todo\") writeProgress(session.workspace.root, { run_id: runId, updated_at: new Date(session.clock.now()).toISOString(), items: event.items as Progress[\"items\"] });\n    yield event;\n    log.write(event);\n",
+  },
+  {
+    name: "no re-check of the stop signal after approval",
+    file: "src/core/checkpoint.ts",
+    find: "if (signal.aborted) return stopped(",
+    replace: "if (false) return stopped(",
+  },
+  {
+    name: "the approval modal's abort listener removed",
+    file: "src/tui/approval-modal.ts",
+    find: "request.signal.addEventListener(\"abort\", () => this.close(\"no\"), { once: true });",
+    replace: "",
+  },
+  {
+    name: "escaping dropped in the approval modal",
+    file: "src/tui/approval-modal.ts",
+    find: "? paint(DIFF_COLOR[line.kind]!, safeTagged(line.text)) : safeTagged(line.text)",
+    replace: "? paint(DIFF_COLOR[line.kind]!, line.text) : line.text",
+  },
+  {
+    name: "escaping dropped in the transcript pane",
+    file: "src/tui/panes/transcript-pane.ts",
+    find: "VOICE_STYLE[row.voice][0] + escapeTags(row.text) + VOICE_STYLE[row.voice][1]",
+    replace: "VOICE_STYLE[row.voice][0] + row.text + VOICE_STYLE[row.voice][1]",
+  },
+  {
+    name: "a check not detached from the terminal's process group",
+    file: "src/tools/checks.ts",
+    find: "stdin: \"ignore\", stdout: \"pipe\", stderr: \"pipe\", detached: true });",
+    replace: "stdin: \"ignore\", stdout: \"pipe\", stderr: \"pipe\", detached: false });",
+  },
+  {
+    name: "stdin piped to a check",
+    file: "src/tools/checks.ts",
+    find: "stdin: \"ignore\", stdout: \"pipe\", stderr: \"pipe\", detached: true });",
+    replace: "stdin: \"pipe\", stdout: \"pipe\", stderr: \"pipe\", detached: true });",
+  },
+  {
+    name: "allow checked before deny",
+    file: "src/core/policy.ts",
+    find: "    const denied = this.deny.find((rule) => ruleMatches(rule, tool, target));\n    if (denied) return { verdict: \"deny\", rule: denied.text };\n    const allowed = this.allow.find((rule) => ruleMatches(rule, tool, target));\n    if (allowed) return { verdict: \"allow\", rule: allowed.text };\n",
+    replace:
+      "    const allowed = this.allow.find((rule) => ruleMatches(rule, tool, target));\n    if (allowed) return { verdict: \"allow\", rule: allowed.text };\n    const denied = this.deny.find((rule) => ruleMatches(rule, tool, target));\n    if (denied) return { verdict: \"deny\", rule: denied.text };\n",
+  },
+  {
+    name: "needsApproval off for writes",
+    file: "src/tools/write_file.ts",
+    find: "  needsApproval: true,",
+    replace: "  needsApproval: false,",
+  },
+  {
+    name: "bwrap: secrets not hidden",
+    file: "src/sandbox/bwrap.ts",
+    find: "for (const { path, folder } of rules.hidden) {",
+    replace: "for (const { path, folder } of [] as Confinement[\"hidden\"]) {",
+  },
+  {
+    name: "bwrap: network namespace not unshared",
+    file: "src/sandbox/bwrap.ts",
+    find: "if (!rules.network) args.push(\"--unshare-net\");",
+    replace: "",
+  },
+  {
+    name: "bwrap: / writable",
+    file: "src/sandbox/bwrap.ts",
+    find: "args.push(\"--ro-bind\", \"/\", \"/\",",
+    replace: "args.push(\"--bind\", \"/\", \"/\",",
+  },
+  {
+    name: "bwrap: no PID namespace",
+    file: "src/sandbox/bwrap.ts",
+    find: "\"--die-with-parent\", \"--unshare-pid\"];",
+    replace: "\"--die-with-parent\"];",
+  },
+  {
+    name: "Landlock: secrets not hidden",
+    file: "src/sandbox/landlock.ts",
+    find: "const hidden = rules.hidden.map((entry) => entry.path);",
+    replace: "const hidden: string[] = [];",
+  },
+  {
+    name: "Landlock: network not handled",
+    file: "src/sandbox/landlock.ts",
+    find: "!rules.network && abi >= 4 ? NET_ALL : 0n",
+    replace: "0n",
+  },
+  {
+    name: "Landlock: writes allowed everywhere",
+    file: "src/sandbox/landlock.ts",
+    find: "grantAllBut(\"/\", READ_RIGHTS, hidden, out);",
+    replace: "grantAllBut(\"/\", WRITE_RIGHTS, hidden, out);",
+  },
+  {
+    name: "launcher: no subreaper",
+    file: "src/sandbox/launcher.ts",
+    find: "if (!becomeSubreaper()) {",
+    replace: "if (false) {",
+  },
+  {
+    name: "check output awaited without end",
+    file: "src/tools/checks.ts",
+    find: "const held = await Promise.race([reading.then(() => false), new Promise<boolean>((resolve) => (grace = setTimeout(() => resolve(true), OUTPUT_GRACE_MS)))]);",
+    replace: "const held = await reading.then(() => false);",
+  },
+  {
+    name: "Windows tree not killed with taskkill",
+    file: "src/platform/process-tree.ts",
+    find: "if (deps.platform === \"win32\") return deps.run([\"taskkill\", \"/T\", \"/F\", \"/PID\", String(pid)]);",
+    replace: "",
+  },
 ];
 
 const ROOT = join(import.meta.dir, "..");
 const COPIED = ["src", "test", "workspace", "prompts", "scripts", "evals", "docs", ".github", ".ci", "package.json", "bunfig.toml", "tsconfig.json"];
-/** The guards live in src/; the compiled-binary tests only add minutes per mutant. */
-const SUITE_ENV = { ...process.env, GLASSBOX_SKIP_E2E: "1" };
+/**
+ * The guards live in src/; the compiled-binary tests only add minutes per mutant, so they run only
+ * for mutants in src/tui, which only they can catch.
+ */
+const suiteEnv = (mutant: Mutant | null) => (mutant?.file.startsWith("src/tui/") ? { ...process.env, GLASSBOX_SKIP_E2E: "0" } : { ...process.env, GLASSBOX_SKIP_E2E: "1" });
 
 /** The file with the guard removed; throws when the guard text is gone or ambiguous. */
 function mutatedText(mutant: Mutant, root: string): string {
@@ -498,13 +624,15 @@ function mutatedText(mutant: Mutant, root: string): string {
   return text.replace(mutant.find, () => mutant.replace);
 }
 
-const SUITE_TIMEOUT_MS = 180_000;
+const SUITE_TIMEOUT_MS = 420_000;
 
 interface MutantResult {
   failed: number;
   passed: number;
   seconds: number;
   hung: boolean;
+  /** The tests that failed: which ones caught the mutant. */
+  caughtBy: string[];
 }
 
 /** Every mutant starts from this snapshot, taken once: edits made while the check runs change nothing. */
@@ -512,12 +640,14 @@ let SNAPSHOT = ROOT;
 
 async function runMutant(mutant: Mutant | null): Promise<MutantResult> {
   const copy = mkdtempSync(join(tmpdir(), "glassbox-mutant-"));
+  // The sandbox tests run the check runner as an unprivileged user: it must be able to read the copy.
+  chmodSync(copy, 0o755);
   try {
     for (const entry of COPIED) cpSync(join(SNAPSHOT, entry), join(copy, entry), { recursive: true });
     symlinkSync(join(ROOT, "node_modules"), join(copy, "node_modules"));
     if (mutant) writeFileSync(join(copy, mutant.file), mutatedText(mutant, copy));
     const started = performance.now();
-    const child = Bun.spawn([process.execPath, "test"], { cwd: copy, env: SUITE_ENV, stdin: "ignore", stdout: "pipe", stderr: "pipe", detached: true });
+    const child = Bun.spawn([process.execPath, "test"], { cwd: copy, env: suiteEnv(mutant), stdin: "ignore", stdout: "pipe", stderr: "pipe", detached: true });
     // A removed guard can hang the suite (a FIFO opened, a check never killed): that counts as caught.
     let hung = false;
     const timer = setTimeout(() => {
@@ -526,13 +656,14 @@ async function runMutant(mutant: Mutant | null): Promise<MutantResult> {
     }, SUITE_TIMEOUT_MS);
     const [out, err] = await Promise.all([new Response(child.stdout).text(), new Response(child.stderr).text(), child.exited]);
     clearTimeout(timer);
-    if (hung) return { failed: 1, passed: 0, seconds: SUITE_TIMEOUT_MS / 1000, hung };
+    if (hung) return { failed: 1, passed: 0, seconds: SUITE_TIMEOUT_MS / 1000, hung, caughtBy: ["(the suite hung)"] };
     const summary = out + err;
+    const caughtBy = [...new Set([...summary.matchAll(/^\(fail\) (.+?)(?: \[[\d.]+m?s\])?$/gm)].map((match) => match[1]!))];
     // The runner's closing lines, e.g. " 567 pass" and " 0 fail" alone on their lines (test names may contain the words).
     const count = (word: string) => Number([...summary.matchAll(new RegExp(`^\\s*(\\d+) ${word}$`, "gm"))].at(-1)?.[1] ?? NaN);
     const failed = count("fail");
     const passed = count("pass") || 0;
-    return { failed: Number.isNaN(failed) ? (child.exitCode === 0 ? 0 : 1) : failed, passed, seconds: (performance.now() - started) / 1000, hung };
+    return { failed: Number.isNaN(failed) ? (child.exitCode === 0 ? 0 : 1) : failed, passed, seconds: (performance.now() - started) / 1000, hung, caughtBy };
   } finally {
     rmSync(copy, { recursive: true, force: true });
   }
@@ -563,9 +694,17 @@ if (import.meta.main) {
         results.push({ mutant, ...result });
         const failing = result.hung ? "suite hung" : `${String(result.failed).padStart(3)} failing`;
         console.log(`${result.failed > 0 ? "caught  " : "SURVIVED"}  ${failing}  ${mutant.name}  (${result.seconds.toFixed(1)}s)`);
+        for (const test of result.caughtBy.slice(0, 3)) console.log(`            by: ${test}`);
+        if (result.caughtBy.length > 3) console.log(`            and ${result.caughtBy.length - 3} more`);
       }
     }),
   );
+  // The table: each mutant and the first test that caught it, in the order of MUTANTS.
+  console.log("\n| mutant | caught by |\n| --- | --- |");
+  for (const mutant of chosen) {
+    const result = results.find((entry) => entry.mutant === mutant)!;
+    console.log(`| ${mutant.name} | ${result.failed > 0 ? (result.caughtBy[0] ?? `${result.failed} failing`) : "SURVIVED"} |`);
+  }
   const survivors = results.filter((result) => result.failed === 0);
   console.log(`\n${results.length - survivors.length} of ${results.length} mutants caught`);
   if (survivors.length) {

@@ -73,3 +73,6 @@ console.log(`${CALLS} tool calls each, through the checkpoint and the JSONL log\
 await measure("harness only (validate+confine+rules+log)", new Checkpoint({ ...base, tools: [probe] }));
 await measure("read_file end to end (40-line file)", new Checkpoint({ ...base, tools: defaultTools({}) }));
 rmSync(root, { recursive: true, force: true });
+
+// A check's own start dominates a run_check call; the sandbox adds to it.
+await (await import("./bench-sandbox.ts")).benchSandbox();

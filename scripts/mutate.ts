@@ -681,6 +681,7 @@ if (import.meta.main) {
   const baseline = await runMutant(null);
   if (baseline.failed > 0 || baseline.passed === 0) {
     console.log(`the unmutated copy does not pass (${baseline.failed} failing, ${baseline.passed} passing); fix the suite first`);
+    for (const test of baseline.caughtBy) console.log(`  failing: ${test}`);
     process.exit(1);
   }
   console.log(`baseline: ${baseline.passed} tests pass in ${baseline.seconds.toFixed(1)}s\n`);

@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { readFileSync, symlinkSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { z } from "zod";
 import { DEFAULT_LIMITS } from "../../src/core/limits.ts";
@@ -476,7 +476,9 @@ describe("limits", () => {
     );
     expectWellFormedRun(run);
     expect(run.stop.status).toBe("interrupted");
-    expect(decisions(run.calls)).toEqual(["allowed", "stopped"]);
+    // The yes came after the stop: the write is not run either.
+    expect(decisions(run.calls)).toEqual(["stopped", "stopped"]);
+    expect(existsSync(join(ws.root, "one.txt"))).toBe(false);
   });
 });
 

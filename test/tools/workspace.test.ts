@@ -20,7 +20,9 @@ let secretsDir: string;
 /** A watchdog that opens the FIFO for writing after a moment: a reader that wrongly opened it gets unblocked (and caught). */
 function fifoWatchdog(path: string): { stop(): void } {
   // Its own process group, killed whole: a writer blocked on the FIFO must not outlive the test.
-  const child = Bun.spawn(["timeout", "4", "bash", "-c", `sleep 1.5; echo FIFO-DATA-9c1 > "$0"`, path], { stdout: "ignore", stderr: "ignore", detached: true });
+  // The writer comes late: a tool that opened the FIFO would block until then and read its data, so
+  // the test sees it by content (and its own timeout), never by a timed assertion.
+  const child = Bun.spawn(["timeout", "12", "bash", "-c", `sleep 10; echo FIFO-DATA-9c1 > "$0"`, path], { stdout: "ignore", stderr: "ignore", detached: true });
   return {
     stop: () => {
       try {
@@ -215,15 +217,13 @@ describe("things that are not regular files", () => {
   test("a FIFO is refused by read_file and never opened", async () => {
     const watchdog = fifoWatchdog(join(ws.root, "fifo"));
     try {
-      const started = performance.now();
       const verdict = await gate(ws.root).call("read_file", { path: "fifo" });
-      expect(performance.now() - started).toBeLessThan(1000);
       expectRefused(verdict, ws, "`path`", "`fifo`", /not a regular file/);
       expect(verdict.content).not.toContain("FIFO-DATA");
     } finally {
       watchdog.stop();
     }
-  }, 5000);
+  }, 8000);
 
   test("a FIFO is refused by edit_file and write_file, before approval", async () => {
     const watchdog = fifoWatchdog(join(ws.root, "fifo"));
@@ -238,23 +238,21 @@ describe("things that are not regular files", () => {
     } finally {
       watchdog.stop();
     }
-  }, 5000);
+  }, 8000);
 
   test("list_files and search_text walk past a FIFO without opening it", async () => {
     const watchdog = fifoWatchdog(join(ws.root, "fifo"));
     try {
-      const started = performance.now();
       const g = gate(ws.root);
       const list = await g.call("list_files", {});
       expect(list.decision).toBe("allowed");
       const search = await g.call("search_text", { text: "FIFO-DATA" });
       expect(search.decision).toBe("allowed");
       expect(search.content).toStartWith("No line contains");
-      expect(performance.now() - started).toBeLessThan(1000);
     } finally {
       watchdog.stop();
     }
-  }, 5000);
+  }, 8000);
 
   test("a folder passed to read_file is refused, pointing at list_files", async () => {
     const verdict = await gate(ws.root).call("read_file", { path: "src" });

@@ -174,14 +174,14 @@ export const MUTANTS: Mutant[] = [
   {
     name: "check timeout",
     file: "src/tools/checks.ts",
-    find: "const timer = setTimeout(() => ((timedOut = true), killGroup()), check.timeout_seconds * 1000);",
+    find: "const timer = setTimeout(() => ((timedOut = true), end()), check.timeout_seconds * 1000);",
     replace: "const timer = setTimeout(() => {}, check.timeout_seconds * 1000);",
   },
   {
     name: "check leaves processes behind",
-    file: "src/tools/checks.ts",
-    find: "process.kill(-child.pid, \"SIGKILL\");",
-    replace: "process.kill(child.pid, \"SIGKILL\");",
+    file: "src/platform/process-tree.ts",
+    find: "deps.kill(-pid, \"SIGKILL\");",
+    replace: "deps.kill(pid, \"SIGKILL\");",
   },
   {
     name: "check output uncapped",
@@ -342,8 +342,8 @@ export const MUTANTS: Mutant[] = [
   {
     name: "unknown config keys accepted",
     file: "src/session/config.ts",
-    find: "    deny: z.array(z.string()).default([]),\n  })\n  .strict()",
-    replace: "    deny: z.array(z.string()).default([]),\n  })\n  .passthrough()",
+    find: "    sandbox: z.enum(SANDBOX_MODES).default(\"auto\"),\n  })\n  .strict()",
+    replace: "    sandbox: z.enum(SANDBOX_MODES).default(\"auto\"),\n  })\n  .passthrough()",
   },
   {
     name: "install.sh installs a download whose checksum does not match",

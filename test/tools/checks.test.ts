@@ -4,6 +4,7 @@ import { tmpdir } from "node:os";
 import { CappedOutput, CheckSchema, OUTPUT_GRACE_MS, checkEnvironment, runCheck } from "../../src/tools/checks.ts";
 import { DIRECT, UNCONFINED } from "../../src/sandbox/detect.ts";
 import type { Sandbox } from "../../src/sandbox/sandbox.ts";
+import { leftovers, unique } from "../helpers/processes.ts";
 
 const never = new AbortController().signal;
 
@@ -149,7 +150,7 @@ describe("how a check is started, with and without the launcher", () => {
   }
 
   test("a daemon that escapes and holds the output open: the result comes a second after the end and says when it was cut", async () => {
-    const marker = `${process.pid}${Date.now()}`;
+    const marker = unique();
     try {
       // Started directly, nothing reaps a setsid daemon: only the output grace keeps the result on time.
       const outcome = await runCheck(CheckSchema.parse({ argv: ["sh", "-c", `setsid sh -c 'exec sleep 300.${marker}' & echo started; sleep 0.3`], timeout_seconds: 10 }), tmpdir(), never, DIRECT);
@@ -165,7 +166,7 @@ describe("how a check is started, with and without the launcher", () => {
   }, 15_000);
 
   test("the launcher reaps that daemon, so nothing is cut", async () => {
-    const marker = `${process.pid}${Date.now()}`;
+    const marker = unique();
     try {
       const outcome = await runCheck(CheckSchema.parse({ argv: ["sh", "-c", `setsid sh -c 'exec sleep 300.${marker}' & echo started`], timeout_seconds: 10 }), tmpdir(), never, UNCONFINED);
       expect(outcome).toMatchObject({ exitCode: 0, output: "started\n", outputCutAt: null });
@@ -174,3 +175,14 @@ describe("how a check is started, with and without the launcher", () => {
     }
   }, 15_000);
 });
+
+test("started directly, a background child left by a check that exited is killed with its process group", async () => {
+  const marker = unique();
+  try {
+    const outcome = await runCheck(CheckSchema.parse({ argv: ["sh", "-c", `sleep 300.${marker} & echo started`], timeout_seconds: 10 }), tmpdir(), never, DIRECT);
+    expect(outcome).toMatchObject({ exitCode: 0, output: "started\n" });
+    expect(await leftovers(marker)).toEqual([]);
+  } finally {
+    Bun.spawnSync(["pkill", "-KILL", "-f", marker]);
+  }
+}, 15_000);

@@ -633,6 +633,8 @@ interface MutantResult {
   hung: boolean;
   /** The tests that failed: which ones caught the mutant. */
   caughtBy: string[];
+  /** The runner's whole output, for a baseline that does not pass. */
+  output: string;
 }
 
 /** Every mutant starts from this snapshot, taken once: edits made while the check runs change nothing. */
@@ -656,14 +658,14 @@ async function runMutant(mutant: Mutant | null): Promise<MutantResult> {
     }, SUITE_TIMEOUT_MS);
     const [out, err] = await Promise.all([new Response(child.stdout).text(), new Response(child.stderr).text(), child.exited]);
     clearTimeout(timer);
-    if (hung) return { failed: 1, passed: 0, seconds: SUITE_TIMEOUT_MS / 1000, hung, caughtBy: ["(the suite hung)"] };
+    if (hung) return { failed: 1, passed: 0, seconds: SUITE_TIMEOUT_MS / 1000, hung, caughtBy: ["(the suite hung)"], output: "" };
     const summary = out + err;
     const caughtBy = [...new Set([...summary.matchAll(/^\(fail\) (.+?)(?: \[[\d.]+m?s\])?$/gm)].map((match) => match[1]!))];
     // The runner's closing lines, e.g. " 567 pass" and " 0 fail" alone on their lines (test names may contain the words).
     const count = (word: string) => Number([...summary.matchAll(new RegExp(`^\\s*(\\d+) ${word}$`, "gm"))].at(-1)?.[1] ?? NaN);
     const failed = count("fail");
     const passed = count("pass") || 0;
-    return { failed: Number.isNaN(failed) ? (child.exitCode === 0 ? 0 : 1) : failed, passed, seconds: (performance.now() - started) / 1000, hung, caughtBy };
+    return { failed: Number.isNaN(failed) ? (child.exitCode === 0 ? 0 : 1) : failed, passed, seconds: (performance.now() - started) / 1000, hung, caughtBy, output: summary };
   } finally {
     rmSync(copy, { recursive: true, force: true });
   }
@@ -682,6 +684,9 @@ if (import.meta.main) {
   if (baseline.failed > 0 || baseline.passed === 0) {
     console.log(`the unmutated copy does not pass (${baseline.failed} failing, ${baseline.passed} passing); fix the suite first`);
     for (const test of baseline.caughtBy) console.log(`  failing: ${test}`);
+    const log = join(tmpdir(), "glassbox-mutate-baseline.log");
+    writeFileSync(log, baseline.output);
+    console.log(`the suite's output is in ${log}`);
     process.exit(1);
   }
   console.log(`baseline: ${baseline.passed} tests pass in ${baseline.seconds.toFixed(1)}s\n`);

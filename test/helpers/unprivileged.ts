@@ -1,4 +1,4 @@
-import { chmodSync, chownSync, mkdtempSync } from "node:fs";
+import { chmodSync, mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 
@@ -23,8 +23,4 @@ export function handOver(path: string): void {
   if (!IS_ROOT) return;
   Bun.spawnSync(["chown", "-R", `${NOBODY}:${NOBODY}`, path]);
   chmodSync(path, 0o755);
-}
-
-export function chownTo(path: string): void {
-  if (IS_ROOT) chownSync(path, NOBODY, NOBODY);
 }

@@ -32,7 +32,7 @@ describe("loadConfig", () => {
   test("no glassbox.json and no --config: the defaults", () => {
     const { config, source } = loadConfig(undefined, folder());
     expect(source).toBeNull();
-    expect(config).toMatchObject({ checks: {}, limits: {}, allow: [], deny: [] });
+    expect(config).toMatchObject({ checks: {}, limits: {}, allow: [], deny: [], sandbox: "auto" });
     expect(config.model).toBeUndefined();
     expect(config.verify).toBeUndefined();
   });
@@ -61,8 +61,10 @@ describe("loadConfig", () => {
       limits: { max_steps: 20 },
       allow: ["read_file", "run_check:tests"],
       deny: ["write_file:**/*.lock"],
+      sandbox: "auto",
     });
     expect(loadConfig(undefined, dir).config.model_options.extra_body).toEqual({ logit_bias: { "50258": 1.5 } });
+    expect(loadConfig(undefined, dir).config.sandbox).toBe("auto");
   });
 
   test("an unknown top-level key is an error naming the key", () => {

@@ -9,6 +9,11 @@ import { leftovers, unique } from "../helpers/processes.ts";
 const never = new AbortController().signal;
 
 describe("CheckSchema (a check in the config)", () => {
+  test("takes the sandbox keys: network, writable, expose", () => {
+    const check = { argv: ["npm", "test"], network: true, writable: ["~/.npm"], expose: [".env.test"] };
+    expect(CheckSchema.parse(check)).toEqual({ ...check, timeout_seconds: 60, env: [] });
+  });
+
   test("fills in the defaults", () => {
     expect(CheckSchema.parse({ argv: ["bun", "test"] })).toEqual({ argv: ["bun", "test"], timeout_seconds: 60, env: [] });
   });
@@ -21,6 +26,9 @@ describe("CheckSchema (a check in the config)", () => {
     ["a zero timeout", { argv: ["x"], timeout_seconds: 0 }],
     ["a negative timeout", { argv: ["x"], timeout_seconds: -1 }],
     ["env as a map", { argv: ["x"], env: { A: "1" } }],
+    ["network as a string", { argv: ["x"], network: "yes" }],
+    ["writable as one string", { argv: ["x"], writable: "~/.npm" }],
+    ["an empty expose path", { argv: ["x"], expose: [""] }],
   ];
   for (const [label, value] of bad) {
     test(`refuses ${label}`, () => {

@@ -12,7 +12,7 @@ import { LAUNCHER_COMMAND } from "../sandbox/launcher-command.ts";
  */
 export async function main(argv: string[]): Promise<number> {
   // The compiled binary is also the process between glassbox and a check (src/sandbox/launcher.ts).
-  if (argv[0] === LAUNCHER_COMMAND) return (await import("../sandbox/launcher.ts")).runLauncher(argv[1]!);
+  if (argv[0] === LAUNCHER_COMMAND) return (await import("../sandbox/launcher.ts")).runLauncher();
   try {
     const args = parseCli(argv);
     if (args.help) return console.log(helpFor(args.command)), 0;

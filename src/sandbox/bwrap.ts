@@ -22,7 +22,7 @@ export function bwrapArgs(bwrap: string, argv: string[], rules: Confinement): st
 }
 
 export function bwrapSandbox(bwrap: string): Sandbox {
-  return { kind: "bwrap", command: (argv, rules) => ({ argv: bwrapArgs(bwrap, argv, rules), cwd: rules.workspace }) };
+  return { kind: "bwrap", command: (argv, rules, env) => ({ argv: bwrapArgs(bwrap, argv, rules), cwd: rules.workspace, env }) };
 }
 
 /** The system's bwrap: on PATH, else at /usr/bin/bwrap. Never bundled. */

@@ -20,25 +20,31 @@ export interface LaunchPayload {
   cwd: string;
   /** null: no Landlock, only the subreaper (sandbox "none" or "off"). */
   rules: Confinement | null;
+  /** The check's environment. The launcher's own has no BUN_BE_BUN, or the compiled binary would start as Bun, not as the launcher. */
+  env: Record<string, string>;
 }
 
+/** The environment variable that carries the payload: not argv, which every user can read in /proc. */
+export const PAYLOAD_VARIABLE = "GLASSBOX_LAUNCH";
+
 /** The argv that runs the launcher: the compiled binary answers a hidden command, a checkout runs this file. */
-export function launcherArgv(payload: LaunchPayload): string[] {
+export function launcherArgv(): string[] {
   const compiled = import.meta.path.startsWith("/$bunfs/");
-  return [process.execPath, ...(compiled ? [LAUNCHER_COMMAND] : [LAUNCHER_FILE]), JSON.stringify(payload)];
+  return [process.execPath, compiled ? LAUNCHER_COMMAND : LAUNCHER_FILE];
+}
+
+/** The launcher runs outside the workspace (in the private TMPDIR), so Bun never reads the workspace's .env or bunfig.toml. */
+function launch(argv: string[], rules: Confinement, env: Record<string, string>, confine: boolean) {
+  const { BUN_BE_BUN: _forTheCheck, ...own } = env;
+  const payload: LaunchPayload = { argv, cwd: rules.workspace, rules: confine ? rules : null, env };
+  return { argv: launcherArgv(), cwd: rules.tmpdir, env: { ...own, [PAYLOAD_VARIABLE]: JSON.stringify(payload) } };
 }
 
 /** Landlock's rules enforced by the launcher, which also kills every descendant. */
-export const landlockSandbox: Sandbox = {
-  kind: "landlock",
-  command: (argv, rules) => ({ argv: launcherArgv({ argv, cwd: rules.workspace, rules }), cwd: rules.tmpdir }),
-};
+export const landlockSandbox: Sandbox = { kind: "landlock", command: (argv, rules, env) => launch(argv, rules, env, true) };
 
 /** No confinement on Linux, but still the subreaper: no process outlives its check. */
-export const subreaperOnly: Sandbox = {
-  kind: "none",
-  command: (argv, rules) => ({ argv: launcherArgv({ argv, cwd: rules.workspace, rules: null }), cwd: rules.tmpdir }),
-};
+export const subreaperOnly: Sandbox = { kind: "none", command: (argv, rules, env) => launch(argv, rules, env, false) };
 
 /** Every process below `root`, from /proc: parent links, followed down. */
 export function descendants(root: number): number[] {
@@ -79,8 +85,14 @@ export function killDescendants(root: number): void {
   }
 }
 
-export async function runLauncher(payloadText: string): Promise<number> {
-  const payload = JSON.parse(payloadText) as LaunchPayload;
+export async function runLauncher(payloadText = process.env[PAYLOAD_VARIABLE] ?? ""): Promise<number> {
+  let payload: LaunchPayload;
+  try {
+    payload = JSON.parse(payloadText) as LaunchPayload;
+  } catch {
+    process.stderr.write(`glassbox: ${LAUNCHER_COMMAND} is started by glassbox itself, with ${PAYLOAD_VARIABLE} set\n`);
+    return 2;
+  }
   terminateWithParent();
   if (!becomeSubreaper()) {
     process.stderr.write("glassbox: could not become a subreaper; the check was not run\n");
@@ -101,7 +113,7 @@ export async function runLauncher(payloadText: string): Promise<number> {
   }
   let child;
   try {
-    child = Bun.spawn(payload.argv, { cwd: payload.cwd, stdin: "ignore", stdout: "inherit", stderr: "inherit" });
+    child = Bun.spawn(payload.argv, { cwd: payload.cwd, env: payload.env, stdin: "ignore", stdout: "inherit", stderr: "inherit" });
   } catch (error) {
     process.stderr.write(`glassbox: could not start ${payload.argv[0]} (${(error as Error).message})\n`);
     return 127;
@@ -113,4 +125,4 @@ export async function runLauncher(payloadText: string): Promise<number> {
 
 const SIGNALS: Record<string, number> = { SIGHUP: 1, SIGINT: 2, SIGQUIT: 3, SIGABRT: 6, SIGKILL: 9, SIGSEGV: 11, SIGPIPE: 13, SIGALRM: 14, SIGTERM: 15 };
 
-if (import.meta.main) process.exit(await runLauncher(process.argv[2]!));
+if (import.meta.main) process.exit(await runLauncher());

@@ -15,13 +15,14 @@ export interface SandboxInfo {
   reason: string;
 }
 
-/** One way of confining a check: it turns the check's argv into the argv (and folder) that runs it confined. */
+/** One way of confining a check: it turns the check's argv and environment into what runs it confined. */
 export interface Sandbox {
   readonly kind: SandboxKind;
-  command(argv: string[], rules: Confinement): Launch;
+  command(argv: string[], rules: Confinement, env: Record<string, string>): Launch;
 }
 
 export interface Launch {
   argv: string[];
   cwd: string;
+  env: Record<string, string>;
 }

@@ -82,10 +82,10 @@ export async function runCheck(check: Check, cwd: string, signal: AbortSignal, s
   const privateTmp = mkdtempSync(join(tmpdir(), "glassbox-check-"));
   try {
     const rules = confinement({ workspace: cwd, home: env.HOME, tmpdir: privateTmp, network: check.network, writable: check.writable, expose: check.expose });
-    const launch = sandbox.command([program, ...argv.slice(1)], rules);
+    const launch = sandbox.command([program, ...argv.slice(1)], rules, { ...env, TMPDIR: privateTmp });
     let child: Bun.Subprocess<"ignore", "pipe", "pipe">;
     try {
-      child = Bun.spawn(launch.argv, { cwd: launch.cwd, env: { ...env, TMPDIR: privateTmp }, stdin: "ignore", stdout: "pipe", stderr: "pipe", detached: true });
+      child = Bun.spawn(launch.argv, { cwd: launch.cwd, env: launch.env, stdin: "ignore", stdout: "pipe", stderr: "pipe", detached: true });
     } catch {
       return notStarted;
     }

@@ -7,6 +7,7 @@ import { bwrapArgs, findBwrap } from "../../src/sandbox/bwrap.ts";
 import { seatbeltProfile, SANDBOX_EXEC } from "../../src/sandbox/seatbelt.ts";
 import { landlockRules, handledFsRights } from "../../src/sandbox/landlock.ts";
 import { chooseSandbox } from "../../src/sandbox/detect.ts";
+import { PAYLOAD_VARIABLE, landlockSandbox, subreaperOnly } from "../../src/sandbox/launcher.ts";
 import { tempFolder } from "../helpers/workspace.ts";
 
 let ws: string;
@@ -95,7 +96,7 @@ describe("the Seatbelt profile (macOS; run for real by the macOS CI job)", () =>
   test("the sandbox runs through the fixed /usr/bin/sandbox-exec", () => {
     const choice = chooseSandbox({ mode: "auto", network: false, platform: "darwin", env: {}, exists: (path) => path === SANDBOX_EXEC });
     expect(choice.info.kind).toBe("seatbelt");
-    expect(choice.sandbox.command(["bun", "test"], rules).argv).toEqual([SANDBOX_EXEC, "-p", seatbeltProfile(rules), "bun", "test"]);
+    expect(choice.sandbox.command(["bun", "test"], rules, {}).argv).toEqual([SANDBOX_EXEC, "-p", seatbeltProfile(rules), "bun", "test"]);
   });
 });
 
@@ -138,5 +139,18 @@ describe("which sandbox", () => {
 
   test("off: none, whatever is available", () => {
     expect(chooseSandbox({ mode: "off", network: false, platform: "linux", env: process.env }).info.kind).toBe("none");
+  });
+});
+
+describe("the launcher's command", () => {
+  test("the payload travels in the environment, not in argv that every user can read; BUN_BE_BUN only reaches the check", () => {
+    const launch = landlockSandbox.command(["/usr/bin/bun", "test"], rules, { PATH: "/bin", BUN_BE_BUN: "1", API_TOKEN: "t0ken" });
+    expect(launch.argv.join(" ")).not.toContain("t0ken");
+    expect(launch.cwd).toBe(tmp);
+    expect(launch.env.BUN_BE_BUN).toBeUndefined();
+    const payload = JSON.parse(launch.env[PAYLOAD_VARIABLE]!);
+    expect(payload).toMatchObject({ argv: ["/usr/bin/bun", "test"], cwd: ws, env: { PATH: "/bin", BUN_BE_BUN: "1", API_TOKEN: "t0ken" } });
+    expect(payload.rules).toEqual(JSON.parse(JSON.stringify(rules)));
+    expect(JSON.parse(subreaperOnly.command(["x"], rules, {}).env[PAYLOAD_VARIABLE]!).rules).toBeNull();
   });
 });

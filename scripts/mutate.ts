@@ -6,7 +6,7 @@
  *   bun scripts/mutate.ts            all mutants
  *   bun scripts/mutate.ts NAME ...   only these
  */
-import { cpSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { chmodSync, cpSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir, availableParallelism } from "node:os";
 import { join } from "node:path";
 

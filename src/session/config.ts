@@ -13,6 +13,7 @@ import {
   StallRulesSchema,
 } from "../core/discipline.ts";
 import { UsageError } from "./usage-error.ts";
+import { McpServersSchema } from "../mcp/config.ts";
 
 export const ConfigSchema = z
   .object({
@@ -30,6 +31,8 @@ export const ConfigSchema = z
     experiment: z.object({ disable_confinement: z.boolean().default(false) }).strict().optional(),
     allow: z.array(z.string()).default([]),
     deny: z.array(z.string()).default([]),
+    /** MCP servers: stdio {command, env, env_pass, cwd, timeout_seconds} or Streamable HTTP {url, headers, timeout_seconds}. */
+    mcp_servers: McpServersSchema.default({}),
   })
   .strict()
   .superRefine((config, context) => {

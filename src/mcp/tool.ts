@@ -1,7 +1,7 @@
 import { z } from "zod";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { Refusal, ToolFailure, defineTool, type Tool } from "../tools/tool.ts";
-import { describeHidden, showHidden } from "../prompt/hidden.ts";
+import { describeHidden } from "../prompt/hidden.ts";
 import { CallFailure, type RawTool, type ServerConnection } from "./client.ts";
 import { compileInputSchema, refusalFor, SchemaProblem } from "./schema.ts";
 import type { McpLimits } from "./limits.ts";
@@ -39,7 +39,7 @@ export function wrapServerTool(server: ServerConnection, definition: RawTool, di
     needsApproval: true,
     approval: {
       why: `${name} is a tool of the MCP server ${server.name} and matches no allow rule${hidden ? `; its definition holds ${hidden}` : ""}`,
-      description: showHidden(description),
+      description,
       digest,
     },
     async plan(args, context) {

@@ -36,7 +36,8 @@ function fixtureState(state: FixtureState): Fixture {
 /** A stdio server definition for glassbox.json, and the handle to change its tools. */
 export function stdioFixture(state: FixtureState, extraEnv: Record<string, string> = {}, more: Record<string, unknown> = {}) {
   const fixture = fixtureState(state);
-  return { ...fixture, config: { command: [process.execPath, FIXTURE_SERVER], env: { FIXTURE_STATE: fixture.statePath, ...extraEnv }, ...more } };
+  // The state path rides along in argv too (the server ignores it), so a test can find the server's processes by it.
+  return { ...fixture, config: { command: [process.execPath, FIXTURE_SERVER, `--tag=${fixture.statePath}`], env: { FIXTURE_STATE: fixture.statePath, ...extraEnv }, ...more } };
 }
 
 /** A Streamable HTTP fixture on 127.0.0.1, port 0; stop() ends it. */

@@ -29,10 +29,10 @@ export const ConfigSchema = z
     edit_checks: z.record(z.string().regex(/^\.[A-Za-z0-9]+$/, "an extension like .py"), CheckSchema).default({}),
     /** Counterfactual switches for `glassbox eval --replay` only: what would have happened without a guard. */
     experiment: z.object({ disable_confinement: z.boolean().default(false) }).strict().optional(),
-    allow: z.array(z.string()).default([]),
-    deny: z.array(z.string()).default([]),
     /** MCP servers: stdio {command, env, env_pass, cwd, timeout_seconds} or Streamable HTTP {url, headers, timeout_seconds}. */
     mcp_servers: McpServersSchema.default({}),
+    allow: z.array(z.string()).default([]),
+    deny: z.array(z.string()).default([]),
   })
   .strict()
   .superRefine((config, context) => {

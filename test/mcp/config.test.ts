@@ -1,14 +1,14 @@
 import { describe, expect, test } from "bun:test";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { collectServers, definitionHash, McpServersSchema } from "../../src/mcp/config.ts";
+import { collectServers, definitionHash, McpServersSchema, type StdioServer } from "../../src/mcp/config.ts";
 import { serverEnvironment } from "../../src/mcp/stdio-transport.ts";
 import { TrustStore, trustPath } from "../../src/mcp/trust.ts";
 import { parseRule, Policy } from "../../src/core/policy.ts";
 import { TOOL_NAMES } from "../../src/tools/index.ts";
 import { tempFolder } from "../helpers/workspace.ts";
 
-const stdio = (extra: Record<string, unknown> = {}) => McpServersSchema.parse({ s: { command: ["srv", "--stdio"], ...extra } }).s!;
+const stdio = (extra: Record<string, unknown> = {}) => McpServersSchema.parse({ s: { command: ["srv", "--stdio"], ...extra } }).s as StdioServer;
 
 describe("mcp_servers config", () => {
   test("http:// only on loopback; https anywhere", () => {

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, test } from "bun:test";
 import { join } from "node:path";
 import type { AgentEvent } from "../../src/core/events.ts";
-import { collectServers, type McpServerConfig } from "../../src/mcp/config.ts";
+import { collectServers, McpServersSchema } from "../../src/mcp/config.ts";
 import { McpHub, type HubQuestions } from "../../src/mcp/hub.ts";
 import { TrustStore } from "../../src/mcp/trust.ts";
 import { toolDigest } from "../../src/mcp/pinning.ts";
@@ -29,8 +29,7 @@ async function startHub(servers: Record<string, unknown>, options: { lock?: Lock
   const source = options.configInWorkspace ? join(root, "glassbox.json") : join(tempFolder("user"), "config.json");
   const events: AgentEvent[] = [];
   const trust = options.trust ?? new TrustStore(join(tempFolder("xdg"), "glassbox", "trust.json"));
-  const withDefaults = Object.fromEntries(Object.entries(servers).map(([name, config]) => [name, { env: {}, env_pass: [], headers: {}, timeout_seconds: 10, ...(config as object) }]));
-  const hub = new McpHub(collectServers(withDefaults as Record<string, McpServerConfig>, source, root), root, options.lock ?? null, (event) => events.push(event), trust);
+  const hub = new McpHub(collectServers(McpServersSchema.parse(servers), source, root), root, options.lock ?? null, (event) => events.push(event), trust);
   hubs.push(hub);
   await hub.start(options.questions);
   return { hub, events, trust, root };

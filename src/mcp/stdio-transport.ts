@@ -15,6 +15,8 @@ export function serverEnvironment(server: StdioServer, from: Record<string, stri
   return { ...env, ...server.env };
 }
 
+const CLOSE_WAIT_MS = 3000;
+
 /** Process groups of every server still running, killed on the way out even when nobody closed them. */
 const running = new Set<number>();
 process.on("exit", () => {
@@ -73,7 +75,8 @@ export class StdioServerTransport implements Transport {
 
   async close(): Promise<void> {
     if (this.child) killGroup(this.child.pid);
-    await this.child?.exited;
+    // SIGKILL cannot be refused; the cap only keeps a wedged reaper from holding up the session's end.
+    await Promise.race([this.child?.exited, Bun.sleep(CLOSE_WAIT_MS)]);
     this.finish();
   }
 

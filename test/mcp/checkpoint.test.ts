@@ -1,4 +1,4 @@
-import { afterEach, expect, test } from "bun:test";
+import { afterEach, expect, setDefaultTimeout, test } from "bun:test";
 import { join } from "node:path";
 import { Checkpoint, type ApprovalRequest } from "../../src/core/checkpoint.ts";
 import { Policy, parseRule } from "../../src/core/policy.ts";
@@ -11,8 +11,12 @@ import { Workspace } from "../../src/tools/workspace.ts";
 import { stdioFixture, tool } from "../helpers/mcp-fixture.ts";
 import { tempFolder } from "../helpers/workspace.ts";
 
+// Each test starts real server processes (Bun plus the SDK): slow on a loaded machine.
+setDefaultTimeout(30_000);
+
 const hubs: McpHub[] = [];
-afterEach(async () => void (await Promise.all(hubs.splice(0).map((hub) => hub.close()))));
+// Closing waits for each server process to be gone: generous on a loaded machine.
+afterEach(async () => void (await Promise.all(hubs.splice(0).map((hub) => hub.close()))), 30_000);
 
 /** A checkpoint offering the fixture's tools, with `allow` rules and an approver that records what it is asked. */
 async function checkpointFor(tools: ReturnType<typeof tool>[], allow: string[], answer: "yes" | "no" | "always" | null) {

@@ -1,4 +1,4 @@
-import { afterEach, describe, expect, test } from "bun:test";
+import { afterEach, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { join } from "node:path";
 import type { AgentEvent } from "../../src/core/events.ts";
 import { collectServers, McpServersSchema } from "../../src/mcp/config.ts";
@@ -11,10 +11,14 @@ import { Workspace } from "../../src/tools/workspace.ts";
 import { httpFixture, stdioFixture, tool } from "../helpers/mcp-fixture.ts";
 import { tempFolder } from "../helpers/workspace.ts";
 
+// Each test starts real server processes (Bun plus the SDK): slow on a loaded machine.
+setDefaultTimeout(30_000);
+
 const hubs: McpHub[] = [];
+// Closing waits for each server process to be gone: generous on a loaded machine.
 afterEach(async () => {
   await Promise.all(hubs.splice(0).map((hub) => hub.close()));
-});
+}, 30_000);
 
 interface Started {
   hub: McpHub;

@@ -199,7 +199,10 @@ class TuiApp {
       return;
     }
     this.warning = "starting MCP servers…";
-    this.serversReady = connectServers(this.session, mcpQuestions(this.modal, this.session.workspace.root))
+    // A tick later: the input line finishes setting up its key listener first (blessed adds it on
+    // the next tick, and a question cancelling it before then would leave that listener doubled).
+    this.serversReady = new Promise((resolve) => setImmediate(resolve))
+      .then(() => connectServers(this.session, mcpQuestions(this.modal, this.session.workspace.root)))
       .catch((error) => void this.transcript.line(`MCP servers failed to start: ${(error as Error).message}`, "notice"))
       .then(() => {
         this.serversStarted = true;
@@ -434,7 +437,7 @@ class TuiApp {
       this.resumeTyping = false;
       this.startTyping();
     }
-    this.view = { ...this.view, state: this.modal.open ? "waiting for approval" : this.view.state };
+    // The status line says "waiting for approval" while the modal is open (paint); the run's own state stays as it was.
     this.scheduler.request();
   }
 

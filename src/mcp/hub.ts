@@ -58,9 +58,10 @@ export class McpHub {
     private readonly emit: (event: AgentEvent) => void,
     private readonly trust: TrustStore = new TrustStore(),
     private readonly limits: McpLimits = MCP_LIMITS,
-    /** Called when what the hub offers or shows changed (for the TUI). */
-    private readonly onChange: () => void = () => {},
   ) {}
+
+  /** Called when what the hub offers or shows changed (the TUI redraws its layers pane). */
+  onChange: () => void = () => {};
 
   /** Starts every server someone trusts (asking where a person is there), then lists and checks their tools. */
   async start(questions: HubQuestions = {}): Promise<void> {

@@ -199,6 +199,8 @@ class TuiApp {
       return;
     }
     this.warning = "starting MCP servers…";
+    // A server's tools can change between runs (list_changed, a crash): the layers pane follows.
+    this.session.mcp.onChange = () => this.relayout();
     // A tick later: the input line finishes setting up its key listener first (blessed adds it on
     // the next tick, and a question cancelling it before then would leave that listener doubled).
     this.serversReady = new Promise((resolve) => setImmediate(resolve))

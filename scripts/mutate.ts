@@ -472,6 +472,12 @@ export const MUTANTS: Mutant[] = [
     replace: "env: { ...process.env, ...serverEnvironment(this.server) },",
   },
   {
+    name: "an MCP server's children outlive it",
+    file: "src/mcp/stdio-transport.ts",
+    find: '    process.kill(-pid, "SIGKILL");',
+    replace: '    process.kill(pid, "SIGKILL");',
+  },
+  {
     name: "an untrusted workspace MCP server started",
     file: "src/mcp/hub.ts",
     find: "    if (entry.source !== \"workspace\") return true;",

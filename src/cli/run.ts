@@ -17,7 +17,7 @@ export async function runHeadless(args: CliArgs, out: (line: string) => void = (
   if (session.spec === null) session.chooseModel(onlyCandidate(await findModels(args.baseUrl)).spec);
   try {
     // Headless nobody is asked: an untrusted server stays stopped, a quarantined tool unoffered.
-    await connectServers(session);
+    await connectServers(session, {}, args.strictPrompt);
     return await runSession(args, session, out);
   } finally {
     await session.mcp.close();

@@ -136,9 +136,8 @@ export function openSession(args: SessionArgs, approver?: Approver, clock: Clock
   });
   const layers = workspaceLayers(workspace.root);
   const drift = promptDrift(workspace.root, layers);
-  if (args.strictPrompt && drift?.length) {
-    throw new UsageError(`the prompt layers drifted from prompts.lock (--strict-prompt):\n  ${drift.join("\n  ")}\nreview them with glassbox audit, then glassbox audit --write-lock`);
-  }
+  // With MCP servers the layers are whole only once they run: connectServers checks then.
+  if (args.strictPrompt && !mcp.servers.length) refuseDrift(drift);
   const session: Session = {
     workspace,
     config,
@@ -165,11 +164,19 @@ export function openSession(args: SessionArgs, approver?: Approver, clock: Clock
  * Starts the session's MCP servers (asking the person, where there is one, about untrusted
  * ones and quarantined tools); their instructions join the prompt's layers.
  */
-export async function connectServers(session: Session, questions: HubQuestions = {}): Promise<void> {
+export async function connectServers(session: Session, questions: HubQuestions = {}, strictPrompt = false): Promise<void> {
   await session.mcp.start(questions);
   const names = new Set(session.layers.map((layer) => layer.name));
   session.layers.push(...session.mcp.layers().filter((layer) => !names.has(layer.name)));
   session.drift = promptDrift(session.workspace.root, session.layers);
+  // A server's instructions are known only once it runs: --strict-prompt checks them here too.
+  if (strictPrompt) refuseDrift(session.drift);
+}
+
+/** --strict-prompt: drift from prompts.lock is a usage error, before anything runs. */
+function refuseDrift(drift: string[] | null): void {
+  if (!drift?.length) return;
+  throw new UsageError(`the prompt layers drifted from prompts.lock (--strict-prompt):\n  ${drift.join("\n  ")}\nreview them with glassbox audit, then glassbox audit --write-lock`);
 }
 
 /** The lock for quarantine decisions; a broken lock pins nothing (the drift findings say it is broken). */

@@ -136,6 +136,19 @@ describe("connecting to fixture servers", () => {
   });
 });
 
+describe("the session's end", () => {
+  test("closing kills each server's whole process tree, its own children too", async () => {
+    const fx = stdioFixture({ tools: [tool("spawn", "starts a child", { type: "object" })] });
+    const { hub } = await startHub({ fx: fx.config });
+    expect(await call(hub, "mcp__fx__spawn", {})).toContain("spawned");
+    const running = () => Bun.spawnSync(["ps", "-eo", "args"]).stdout.toString().split("\n").filter((line) => line.includes(fx.statePath));
+    expect(running().length).toBe(2);
+    await hub.close();
+    for (let i = 0; i < 100 && running().length; i++) await Bun.sleep(50);
+    expect(running()).toEqual([]);
+  });
+});
+
 describe("schemas fail closed", () => {
   test("a tool whose schema does not compile, or is too deep, is not offered and an event says why", async () => {
     let deep: Record<string, unknown> = { type: "string" };

@@ -70,8 +70,10 @@ export class McpHub {
     for (const entry of this.servers) {
       if (await this.mayStart(entry)) startable.push(entry);
     }
-    const connections = startable.map((entry) => new ServerConnection(entry, this.workspaceRoot, this.limits, (why) => void this.refresh(connection(entry.name), why)));
-    const connection = (name: string) => connections.find((candidate) => candidate.name === name)!;
+    const connections = startable.map((entry) => {
+      const server: ServerConnection = new ServerConnection(entry, this.workspaceRoot, this.limits, (why) => void this.refresh(server, why));
+      return server;
+    });
     this.connections.push(...connections);
     await Promise.all(connections.map((server) => server.start()));
     for (const server of connections) await this.refresh(server, "started");
@@ -148,7 +150,7 @@ export class McpHub {
       const status: ToolStatus = server.state === "failed" ? { name, digest, state: "failed", pin, reason: server.problem } : { name, digest, state: "offered", pin, reason: "" };
       statuses.push(status);
       const quarantine = this.quarantineReason(name, digest, pin);
-      if (quarantine && !(why === "started" && (await this.askToRelease(name, quarantine, definition.description)))) {
+      if (quarantine && !(why === "started" && (await this.askToRelease(name, digest, quarantine, definition.description)))) {
         Object.assign(status, { state: "quarantined", reason: quarantine });
         const locked = this.lock?.tools?.find((tool) => tool.name === name)?.digest ?? null;
         this.emit({ kind: "tool_quarantined", tool: name, server: server.name, digest, locked, reason: `${name} was not offered: ${quarantine}` });
@@ -177,9 +179,8 @@ export class McpHub {
     return null;
   }
 
-  private async askToRelease(name: string, why: string, description: unknown): Promise<boolean> {
+  private async askToRelease(name: string, digest: string, why: string, description: unknown): Promise<boolean> {
     if (!this.questions.quarantine) return false;
-    const digest = this.listed().find((tool) => tool.name === name)!.digest;
     const yes = await this.questions.quarantine(name, why, typeof description === "string" ? description : "");
     if (yes) {
       this.approved.add(`${name}\u0000${digest}`);

@@ -1,8 +1,9 @@
 import { afterAll } from "bun:test";
 import { removeWorkspaces } from "./workspace.ts";
 
-// A preload's afterAll runs once, after every test file.
-afterAll(removeWorkspaces);
+// A preload's afterAll runs once, after every test file. Removing a whole suite's folders can
+// take longer than the default 5 s hook timeout on a loaded machine.
+afterAll(removeWorkspaces, 60_000);
 
 // Discovery must never find a real model server on the machine running the tests: both
 // addresses it asks point at the discard port, where nothing listens. Tests that want a server

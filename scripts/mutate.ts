@@ -96,7 +96,7 @@ export const MUTANTS: Mutant[] = [
   {
     name: "approval skipped",
     file: "src/core/checkpoint.ts",
-    find: "if (tool.needsApproval && rules.verdict !== \"allow\") {",
+    find: "if (tool.needsApproval && rules.verdict !== \"allow\" && !this.alwaysDigests.has(digestKey(tool))) {",
     replace: "if (false) {",
   },
   {
@@ -605,6 +605,48 @@ export const MUTANTS: Mutant[] = [
     file: "src/platform/process-tree.ts",
     find: "if (deps.platform === \"win32\") return deps.run([\"taskkill\", \"/T\", \"/F\", \"/PID\", String(pid)]);",
     replace: "",
+  },
+  {
+    name: "approval skipped for MCP",
+    file: "src/mcp/tool.ts",
+    find: "needsApproval: true,",
+    replace: "needsApproval: false,",
+  },
+  {
+    name: "a bare mcp__* allow accepted",
+    file: "src/core/policy.ts",
+    find: "  if (!match) {\n    throw new Error(`rule \"${text}\" is not mcp__SERVER__TOOL",
+    replace: "  if (!match) return { text, tool: text, glob: null };\n  if (false) {\n    throw new Error(`rule \"${text}\" is not mcp__SERVER__TOOL",
+  },
+  {
+    name: "a schema that fails to compile skipped instead of refused",
+    file: "src/mcp/schema.ts",
+    find: "    throw new SchemaProblem(`its input schema does not compile",
+    replace: "    validate = Object.assign(() => true, { errors: null }) as unknown as ValidateFunction;\n    if (false) throw new SchemaProblem(`its input schema does not compile",
+  },
+  {
+    name: "MCP quarantine off",
+    file: "src/mcp/hub.ts",
+    find: "    if (this.approved.has(`${name}\\u0000${digest}`)) return null;",
+    replace: "    return null;",
+  },
+  {
+    name: "the full environment passed to an MCP server",
+    file: "src/mcp/stdio-transport.ts",
+    find: "env: serverEnvironment(this.server),",
+    replace: "env: { ...process.env, ...serverEnvironment(this.server) },",
+  },
+  {
+    name: "an MCP server's children outlive it",
+    file: "src/mcp/stdio-transport.ts",
+    find: '    process.kill(-pid, "SIGKILL");',
+    replace: '    process.kill(pid, "SIGKILL");',
+  },
+  {
+    name: "an untrusted workspace MCP server started",
+    file: "src/mcp/hub.ts",
+    find: "    if (entry.source !== \"workspace\") return true;",
+    replace: "    return true;",
   },
 ];
 

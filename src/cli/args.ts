@@ -70,11 +70,13 @@ export interface CliArgs {
   force: boolean;
   /** undo: which run (default: the latest that changed files). */
   runId?: string;
+  /** mcp: list, trust NAME or forget NAME. */
+  mcp?: { action: "list" | "trust" | "forget"; server?: string };
   help: boolean;
   version: boolean;
 }
 
-export const COMMANDS = ["run", "init", "audit", "wire", "doctor", "eval", "compare", "undo"] as const;
+export const COMMANDS = ["run", "init", "audit", "mcp", "wire", "doctor", "eval", "compare", "undo"] as const;
 
 export function parseCli(argv: string[]): CliArgs {
   let parsed;
@@ -92,7 +94,7 @@ export function parseCli(argv: string[]): CliArgs {
   if (!values.help) checkArguments(command, rest);
   return {
     command,
-    task: command === "compare" ? null : (rest[0] ?? null),
+    task: command === "compare" || command === "mcp" ? null : (rest[0] ?? null),
     model: values.model,
     baseUrl: values["base-url"],
     workspace: values.workspace,
@@ -117,6 +119,7 @@ export function parseCli(argv: string[]): CliArgs {
     runId: values.run,
     dryRun: values["dry-run"] ?? false,
     force: values.force ?? false,
+    mcp: command === "mcp" && !values.help ? parseMcpCommand(rest) : undefined,
     help: values.help ?? false,
     version: values.version ?? false,
   };
@@ -126,7 +129,14 @@ function checkArguments(command: CliArgs["command"], rest: string[]): void {
   if (command === "compare" && rest.length !== 2) throw new UsageError("compare needs two results folders: glassbox compare RESULTS_A RESULTS_B");
   if (command === "undo" && rest.length) throw new UsageError(`undo takes no arguments, got "${rest[0]}"; pick a run with --run RUN_ID`);
   if (command === "init" && rest.length) throw new UsageError(`init takes no arguments, got "${rest[0]}"; point it at a folder with --workspace DIR`);
-  if (command !== "compare" && rest.length > 1) throw new UsageError(`expected one task in quotes, got ${rest.length} words; quote the task: glassbox run "fix the tests"`);
+  if (command !== "compare" && command !== "mcp" && rest.length > 1) throw new UsageError(`expected one task in quotes, got ${rest.length} words; quote the task: glassbox run "fix the tests"`);
+}
+
+function parseMcpCommand(rest: string[]): NonNullable<CliArgs["mcp"]> {
+  const [action, server, ...extra] = rest;
+  if (action === "list" && server === undefined) return { action };
+  if ((action === "trust" || action === "forget") && server && !extra.length) return { action, server };
+  throw new UsageError("mcp takes: glassbox mcp list | glassbox mcp trust NAME | glassbox mcp forget NAME");
 }
 
 /** `--seeds 1..10` or `--seeds 1,4,9`. */

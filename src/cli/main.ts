@@ -34,9 +34,11 @@ export async function main(argv: string[]): Promise<number> {
       case "compare":
         return (await import("./eval.ts")).compare(args);
       case "audit":
-        return (await import("./audit.ts")).audit(args);
+        return await (await import("./audit.ts")).audit(args);
       case "undo":
         return (await import("./undo.ts")).undo(args);
+      case "mcp":
+        return await (await import("./mcp.ts")).mcpCommand(args);
       case "wire":
         return (await import("./wire.ts")).printWire(args);
       case "tui":

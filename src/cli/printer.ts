@@ -36,6 +36,12 @@ export function formatEvent(event: AgentEvent): string | null {
       const reason = event.reason ? `: ${event.reason}` : ` (${event.result_chars} chars)`;
       return `[${event.step}] ${event.tool} ${oneLine(event.arguments, 120)} → ${event.decision}${reason}`;
     }
+    case "mcp_server":
+      return `MCP server ${event.server}: ${event.state}, ${event.tools} tool(s)${event.reason ? ` — ${event.reason}` : ""}`;
+    case "mcp_untrusted":
+    case "tool_quarantined":
+    case "tool_not_offered":
+      return `warning: ${event.reason}`;
     case "tool_error":
       return `[${event.step}] ${event.tool} failed internally: ${oneLine(event.detail, 300)}`;
     case "stop": {

@@ -1,5 +1,6 @@
 import type { CliArgs } from "./args.ts";
-import { openSession, startRun } from "../session/session.ts";
+import type { Session } from "../session/session.ts";
+import { connectServers, openSession, startRun } from "../session/session.ts";
 import { formatEvent } from "./printer.ts";
 import { UsageError } from "../session/usage-error.ts";
 import { assembleMarked } from "../prompt/layers.ts";
@@ -15,6 +16,16 @@ export async function runHeadless(args: CliArgs, out: (line: string) => void = (
   const session = openSession(args);
   // No --model and none in the config: whatever answers, when exactly one model does.
   if (session.spec === null) session.chooseModel(onlyCandidate(await findModels(args.baseUrl)).spec);
+  try {
+    // Headless nobody is asked: an untrusted server stays stopped, a quarantined tool unoffered.
+    await connectServers(session, {}, args.strictPrompt);
+    return await runSession(args, session, out);
+  } finally {
+    await session.mcp.close();
+  }
+}
+
+async function runSession(args: CliArgs, session: Session, out: (line: string) => void): Promise<number> {
   if (args.showPrompt) {
     // With --json, stdout stays JSON Lines: the prompt for the person goes to stderr.
     const show = assembleMarked(session.layers);
@@ -25,7 +36,7 @@ export async function runHeadless(args: CliArgs, out: (line: string) => void = (
   const onSignal = () => interrupt.abort();
   process.once("SIGINT", onSignal);
   process.once("SIGTERM", onSignal);
-  const run = startRun(session, args.task, interrupt.signal);
+  const run = startRun(session, args.task!, interrupt.signal);
   let status = "model_error";
   try {
     for await (const event of run.events) {

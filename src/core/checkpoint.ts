@@ -5,7 +5,7 @@ import type { Clock } from "./clock.ts";
 import { clip } from "./clip.ts";
 import { validateArguments } from "./validate.ts";
 import { Policy } from "./policy.ts";
-import { Refusal, type FileChange, type Tool, type TodoItem, type ToolPlan } from "../tools/tool.ts";
+import { Refusal, ToolFailure, type FileChange, type Tool, type TodoItem, type ToolPlan } from "../tools/tool.ts";
 import type { Workspace } from "../tools/workspace.ts";
 import type { ToolDeclaration } from "../model/types.ts";
 import type { ChangeJournal } from "../undo/journal.ts";
@@ -19,6 +19,8 @@ export interface ApprovalRequest {
   why: string;
   /** The file before and after, for write_file and edit_file. */
   change?: FileChange;
+  /** For another party's tool (MCP): what the model read about it. */
+  description?: string;
   signal: AbortSignal;
 }
 
@@ -52,6 +54,8 @@ export interface CheckpointOptions {
   /** false (--no-execute): every call is answered "not executed"; nothing is checked or run. */
   execute: boolean;
   todo?: TodoItem[];
+  /** Tools that come and go during a session (MCP servers'), asked for at each call. */
+  moreTools?: () => Tool[];
 }
 
 export const INTERNAL_FAILURE = "The tool failed internally; try another approach.";
@@ -61,27 +65,31 @@ export const INTERNAL_FAILURE = "The tool failed internally; try another approac
  * unknown tool → arguments → preflight → rules → approval → run → clip.
  */
 export class Checkpoint {
-  private readonly byName: Map<string, Tool>;
   readonly todo: TodoItem[];
   /** The current run's undo journal: each approved write saves what it replaces there first. */
   journal: ChangeJournal | null = null;
+  /** "Always" answers for tools bound to a definition digest: name and digest. */
+  private readonly alwaysDigests = new Set<string>();
 
   constructor(private readonly options: CheckpointOptions) {
-    this.byName = new Map(options.tools.map((tool) => [tool.name, tool]));
     this.todo = options.todo ?? [];
   }
 
-  /** What the model is shown: generated from the same zod schemas that validate its calls. */
+  private tools(): Tool[] {
+    return this.options.moreTools ? [...this.options.tools, ...this.options.moreTools()] : this.options.tools;
+  }
+
+  /** What the model is shown: generated from the same schemas that validate its calls. */
   declarations(): ToolDeclaration[] {
-    return this.options.tools.map((tool) => {
-      const { $schema: _ignored, ...parameters } = z.toJSONSchema(tool.schema) as Record<string, unknown>;
+    return this.tools().map((tool) => {
+      const { $schema: _ignored, ...parameters } = tool.external?.parameters ?? (z.toJSONSchema(tool.schema) as Record<string, unknown>);
       return { name: tool.name, description: tool.description, parameters };
     });
   }
 
   async handle(call: ToolCallRequest, signal: AbortSignal): Promise<Verdict> {
     if (!this.options.execute) return refused(`${call.name.slice(0, 60)} was not executed: this run only records what the model asks for.`);
-    const tool = this.byName.get(call.name);
+    const tool = this.tools().find((candidate) => candidate.name === call.name);
     if (!tool) return refused(this.unknownTool(call.name));
 
     let args: unknown;
@@ -94,10 +102,9 @@ export class Checkpoint {
       return failed(error);
     }
 
-
     const rules = this.options.policy.decide(tool.name, plan.target);
     if (rules.verdict === "deny") return denied(`${tool.name} is denied by the rule ${rules.rule}; do not retry it, choose another approach.`);
-    if (tool.needsApproval && rules.verdict !== "allow") {
+    if (tool.needsApproval && rules.verdict !== "allow" && !this.alwaysDigests.has(digestKey(tool))) {
       const answer = await this.ask(tool, args, plan, signal);
       if (answer !== "yes") return denied(answer);
       // A "yes" given after the run was stopped or passed its deadline must not write anything.
@@ -110,6 +117,7 @@ export class Checkpoint {
       return { decision: "allowed", reason: "", content: clip(output, this.options.maxResultChars), finished, target: plan.target, succeeded: plan.succeeded };
     } catch (error) {
       if (error instanceof Refusal) return refused(error.message);
+      if (error instanceof ToolFailure) return { decision: "error", reason: error.reason, content: clip(error.message, this.options.maxResultChars), target: plan.target };
       return failed(error);
     }
   }
@@ -125,7 +133,8 @@ export class Checkpoint {
         arguments: args,
         target: plan.target,
         change: plan.change,
-        why: `${tool.name} changes files and matches no allow rule`,
+        description: tool.approval?.description,
+        why: tool.approval?.why ?? `${tool.name} changes files and matches no allow rule`,
         signal,
       });
     } catch {
@@ -133,18 +142,24 @@ export class Checkpoint {
       return `${who} was not approved (the approval request failed); do not retry it unchanged.`;
     }
     if (answer === "always") {
-      this.options.policy.allowForSession({ text: tool.name, tool: tool.name, glob: null });
+      if (tool.approval) this.alwaysDigests.add(digestKey(tool));
+      else this.options.policy.allowForSession({ text: tool.name, tool: tool.name, glob: null });
       return "yes";
     }
     return answer === "yes" ? "yes" : `The user did not approve ${who}; do not retry it unchanged.`;
   }
 
   private unknownTool(name: string): string {
-    const names = [...this.byName.keys()];
+    const names = this.tools().map((tool) => tool.name);
     return names.length
       ? `There is no tool named ${JSON.stringify(name.slice(0, 60))}; the tools are: ${names.join(", ")}.`
       : `There is no tool named ${JSON.stringify(name.slice(0, 60))}; this run offers no tools, answer in text.`;
   }
+}
+
+/** Another party's tool is "always" allowed only while its definition stays the one approved. */
+function digestKey(tool: Tool): string {
+  return tool.approval ? `${tool.name}\u0000${tool.approval.digest}` : "";
 }
 
 function refused(reason: string): Verdict {

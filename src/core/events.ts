@@ -79,6 +79,14 @@ export type AgentEvent =
   | { kind: "context_summarized"; messages: number; chars_before: number; chars_after: number }
   /** Internal tool failures: the model is told only that the tool failed; the detail lives here. */
   | { kind: "tool_error"; step: number; id: string; tool: string; detail: string }
+  /** An MCP server started, failed (with why), or was restarted after a crash. */
+  | { kind: "mcp_server"; server: string; state: string; tools: number; reason: string }
+  /** A workspace-defined MCP server was not started: nobody trusted this exact definition. */
+  | { kind: "mcp_untrusted"; server: string; file: string; hash: string; reason: string }
+  /** An MCP tool was not offered: its definition differs from prompts.lock, or changed during the session. */
+  | { kind: "tool_quarantined"; tool: string; server: string; digest: string; locked: string | null; reason: string }
+  /** An MCP tool was not offered because it cannot be checked (a schema that does not compile, over a cap, a bad name). */
+  | { kind: "tool_not_offered"; tool: string; server: string; reason: string }
   | {
       kind: "stop";
       status: StopStatus;

@@ -75,8 +75,9 @@ export async function* runAgent(input: RunInput): AsyncGenerator<AgentEvent> {
   const pastDeadline = () => elapsedSeconds() >= limits.deadline_seconds;
   const record = input.record ?? [];
   record.push({ role: "user", content: input.task });
-  const declarations = input.offerTools ? checkpoint.declarations() : [];
-  const declarationsChars = declarations.length ? JSON.stringify(declarations).length : 0;
+  // Asked again before each request: a server's tool withdrawn mid-run is no longer offered.
+  let declarations = input.offerTools ? checkpoint.declarations() : [];
+  let declarationsChars = declarations.length ? JSON.stringify(declarations).length : 0;
   let contextSize: number | null | undefined;
   const repeats = new Map<string, number>();
   const policy = input.discipline?.context ?? DEFAULT_CONTEXT_POLICY;
@@ -122,6 +123,10 @@ export async function* runAgent(input: RunInput): AsyncGenerator<AgentEvent> {
   });
 
   for (;;) {
+    if (input.offerTools && steps > 0) {
+      declarations = checkpoint.declarations();
+      declarationsChars = declarations.length ? JSON.stringify(declarations).length : 0;
+    }
     const before = checkBeforeModel();
     if (before) return yield stopEvent(before);
 

@@ -10,7 +10,11 @@ export interface Rule {
 
 const RULE = /^([a-z_][a-z0-9_]*)(?::(.+))?$/;
 
-export function parseRule(text: string, knownTools: readonly string[]): Rule {
+/** `mcp__SERVER__TOOL` or `mcp__SERVER__*`: a server's tools are named by the server, never all at once. */
+const MCP_RULE = /^mcp__([A-Za-z0-9-]+(?:_[A-Za-z0-9-]+)*)__([A-Za-z0-9_-]+|\*)$/;
+
+export function parseRule(text: string, knownTools: readonly string[], mcpServers: readonly string[] = []): Rule {
+  if (text.trim().startsWith("mcp__")) return parseMcpRule(text.trim(), mcpServers);
   const match = RULE.exec(text.trim());
   if (!match) throw new Error(`rule "${text}" is not TOOL or TOOL:GLOB (for example write_file:src/**)`);
   const [, tool, glob] = match;
@@ -18,8 +22,17 @@ export function parseRule(text: string, knownTools: readonly string[]): Rule {
   return { text: text.trim(), tool: tool!, glob: glob ? new Bun.Glob(glob) : null };
 }
 
+function parseMcpRule(text: string, servers: readonly string[]): Rule {
+  const match = MCP_RULE.exec(text);
+  if (!match) {
+    throw new Error(`rule "${text}" is not mcp__SERVER__TOOL or mcp__SERVER__*; a rule for every server's tools at once is not allowed, name the server`);
+  }
+  if (!servers.includes(match[1]!)) throw new Error(`rule "${text}" names unknown MCP server "${match[1]}"; servers are: ${servers.join(", ") || "none configured"}`);
+  return { text, tool: text, glob: null };
+}
+
 export function ruleMatches(rule: Rule, tool: string, target: string | undefined): boolean {
-  if (rule.tool !== tool) return false;
+  if (rule.tool.endsWith("__*") ? !tool.startsWith(rule.tool.slice(0, -1)) : rule.tool !== tool) return false;
   if (!rule.glob) return true;
   return target !== undefined && rule.glob.match(target);
 }

@@ -20,6 +20,7 @@ export function validateArguments<Args>(tool: Tool<Args>, raw: unknown): Args {
   if (value === null || typeof value !== "object" || Array.isArray(value)) {
     throw new Refusal(`The arguments for ${tool.name} must be a JSON object, not ${describe(value)}.`);
   }
+  if (tool.external) return tool.external.validate(value as Record<string, unknown>);
   const parsed = tool.schema.safeParse(value);
   if (parsed.success) return parsed.data;
   throw new Refusal(sentenceFor(tool, value as Record<string, unknown>, parsed.error.issues[0]!));

@@ -9,16 +9,20 @@ const LockSchema = z
   .object({
     version: z.literal(1),
     layers: z.array(z.object({ name: z.string(), origin: z.enum(["builtin", "file", "workspace", "server"]), digest: z.string() }).strict()),
+    /** Each MCP tool's whole definition, pinned by digest (absent in locks written before MCP). */
+    tools: z.array(z.object({ name: z.string(), server: z.string(), digest: z.string() }).strict()).optional(),
   })
   .strict();
 
 export type Lock = z.infer<typeof LockSchema>;
+export type LockedTool = NonNullable<Lock["tools"]>[number];
 
 export type Finding =
   | { kind: "ADDED"; name: string; origin: LayerOrigin; digest: string }
   | { kind: "CHANGED"; name: string; origin: LayerOrigin; old: string; new: string }
   | { kind: "REMOVED"; name: string }
-  | { kind: "ORIGIN"; name: string; old: LayerOrigin; new: LayerOrigin }
+  /** The same text under a new source: `from` names the layer it was before when the name changed too. */
+  | { kind: "ORIGIN"; name: string; old: LayerOrigin; new: LayerOrigin; from?: string }
   | { kind: "REORDERED"; old: string[]; new: string[] };
 
 export function lockPath(workspaceRoot: string): string {
@@ -26,8 +30,8 @@ export function lockPath(workspaceRoot: string): string {
 }
 
 /** The lock's text for a set of layers: name, origin and digest, in order. */
-export function lockText(layers: readonly PromptLayer[]): string {
-  const lock: Lock = { version: 1, layers: layers.map(({ name, origin, digest }) => ({ name, origin, digest })) };
+export function lockText(layers: readonly PromptLayer[], tools?: readonly LockedTool[]): string {
+  const lock: Lock = { version: 1, layers: layers.map(({ name, origin, digest }) => ({ name, origin, digest })), ...(tools ? { tools: tools.map(({ name, server, digest }) => ({ name, server, digest })) } : {}) };
   return JSON.stringify(lock, null, 2) + "\n";
 }
 
@@ -61,12 +65,24 @@ export function compareToLock(lock: Lock, layers: readonly PromptLayer[]): Findi
     else if (old.origin !== layer.origin) findings.push({ kind: "ORIGIN", name: layer.name, old: old.origin, new: layer.origin });
   }
   for (const old of lock.layers) if (!current.has(old.name)) findings.push({ kind: "REMOVED", name: old.name });
+  movedText(findings, lock);
   if (findings.length === 0) {
     const oldOrder = lock.layers.map((layer) => layer.name);
     const newOrder = layers.map((layer) => layer.name);
     if (oldOrder.join("\u0000") !== newOrder.join("\u0000")) findings.push({ kind: "REORDERED", old: oldOrder, new: newOrder });
   }
   return findings;
+}
+
+/** A layer removed and one added with the same text is that text moving between sources: one ORIGIN finding. */
+function movedText(findings: Finding[], lock: Lock): void {
+  for (const added of findings.filter((finding) => finding.kind === "ADDED")) {
+    const removedAt = findings.findIndex((finding) => finding.kind === "REMOVED" && lock.layers.find((layer) => layer.name === finding.name)?.digest === added.digest);
+    if (removedAt < 0) continue;
+    const removed = lock.layers.find((layer) => layer.name === (findings[removedAt] as { name: string }).name)!;
+    findings.splice(removedAt, 1);
+    findings.splice(findings.indexOf(added), 1, { kind: "ORIGIN", name: added.name, old: removed.origin, new: added.origin, from: removed.name });
+  }
 }
 
 export function formatFinding(finding: Finding): string {
@@ -78,7 +94,7 @@ export function formatFinding(finding: Finding): string {
     case "REMOVED":
       return `REMOVED ${finding.name}`;
     case "ORIGIN":
-      return `ORIGIN ${finding.name} ${finding.old} -> ${finding.new}`;
+      return `ORIGIN ${finding.name} ${finding.old} -> ${finding.new}${finding.from ? ` (was ${finding.from})` : ""}`;
     case "REORDERED":
       return `REORDERED ${finding.old.join(", ")} -> ${finding.new.join(", ")}`;
   }

@@ -14,6 +14,7 @@ import {
 } from "../core/discipline.ts";
 import { UsageError } from "./usage-error.ts";
 import { SANDBOX_MODES } from "../sandbox/sandbox.ts";
+import { McpServersSchema } from "../mcp/config.ts";
 
 export const ConfigSchema = z
   .object({
@@ -29,6 +30,8 @@ export const ConfigSchema = z
     edit_checks: z.record(z.string().regex(/^\.[A-Za-z0-9]+$/, "an extension like .py"), CheckSchema).default({}),
     /** Counterfactual switches for `glassbox eval --replay` only: what would have happened without a guard. */
     experiment: z.object({ disable_confinement: z.boolean().default(false) }).strict().optional(),
+    /** MCP servers: stdio {command, env, env_pass, cwd, timeout_seconds} or Streamable HTTP {url, headers, timeout_seconds}. */
+    mcp_servers: McpServersSchema.default({}),
     allow: z.array(z.string()).default([]),
     deny: z.array(z.string()).default([]),
     /** How checks are confined: "auto" where the platform allows, "require" refuses to run without, "off". */

@@ -23,6 +23,8 @@ import type { Message } from "../core/messages.ts";
 import { ChangeJournal } from "../undo/journal.ts";
 import { chooseSandbox } from "../sandbox/detect.ts";
 import type { SandboxInfo } from "../sandbox/sandbox.ts";
+import { collectServers } from "../mcp/config.ts";
+import { McpHub, type HubQuestions } from "../mcp/hub.ts";
 
 /** Milliseconds between the demo model's words in the TUI: about the pace of a small local model. */
 const DEMO_PACE_MS = 25;
@@ -48,6 +50,10 @@ export interface Session {
   resume: string | null;
   /** How checks are confined, said in run_start, the TUI badge and doctor. */
   sandbox: SandboxInfo;
+  /** The MCP servers (started by connectServers, closed with the session). */
+  mcp: McpHub;
+  /** Events from outside a run (MCP servers starting, tools withdrawn), said with the next run event. */
+  pending: AgentEvent[];
 }
 
 /** What a session is opened from: the command line's options (CliArgs fits), or eval's per-run copy of them. */
@@ -85,7 +91,7 @@ export function openSession(args: SessionArgs, approver?: Approver, clock: Clock
     // Reported below.
   }
   if (!isFolder) throw new UsageError(`workspace ${folder} is not a folder; pass --workspace DIR`);
-  const { config } = loadConfig(args.config, new Workspace(folder).root);
+  const { config, source } = loadConfig(args.config, new Workspace(folder).root);
   const unconfined = config.experiment?.disable_confinement ?? false;
   if (unconfined && !tweaks.allowExperiments) {
     throw new UsageError("experiment.disable_confinement is only for counterfactual replays (glassbox eval --replay); remove it from the config");
@@ -93,10 +99,11 @@ export function openSession(args: SessionArgs, approver?: Approver, clock: Clock
   const workspace = new Workspace(folder, !unconfined);
   if (tweaks.seed !== undefined) config.model_options.seed = tweaks.seed;
   const limits = resolveLimits(tweaks.limits ?? {}, config.limits, args.limits);
+  const servers = collectServers(config.mcp_servers, source, workspace.root);
   const rules = (texts: string[], flag: string) =>
     texts.map((text) => {
       try {
-        return parseRule(text, TOOL_NAMES);
+        return parseRule(text, TOOL_NAMES, servers.map((server) => server.name));
       } catch (error) {
         throw new UsageError(`${flag}: ${(error as Error).message}`);
       }
@@ -124,7 +131,10 @@ export function openSession(args: SessionArgs, approver?: Approver, clock: Clock
     throw new UsageError(`sandbox is "require" but no sandbox can run here: ${choice.missing}; or set "sandbox": "auto" to run checks unsandboxed`);
   }
   const tools = args.offerTools ? defaultTools(config.checks, config.edit_checks, choice.sandbox) : [];
+  const pending: AgentEvent[] = [];
+  const mcp = new McpHub(args.offerTools ? servers : [], workspace.root, safeLock(workspace.root), (event) => pending.push(event));
   const checkpoint = new Checkpoint({
+    moreTools: () => mcp.tools(),
     tools,
     workspace,
     clock,
@@ -135,9 +145,8 @@ export function openSession(args: SessionArgs, approver?: Approver, clock: Clock
   });
   const layers = workspaceLayers(workspace.root);
   const drift = promptDrift(workspace.root, layers);
-  if (args.strictPrompt && drift?.length) {
-    throw new UsageError(`the prompt layers drifted from prompts.lock (--strict-prompt):\n  ${drift.join("\n  ")}\nreview them with glassbox audit, then glassbox audit --write-lock`);
-  }
+  // With MCP servers the layers are whole only once they run: connectServers checks then.
+  if (args.strictPrompt && !mcp.servers.length) refuseDrift(drift);
   const session: Session = {
     workspace,
     config,
@@ -155,8 +164,38 @@ export function openSession(args: SessionArgs, approver?: Approver, clock: Clock
     drift,
     resume: args.resume ? resumeFrom(workspace.root, checkpoint) : null,
     sandbox: choice.info,
+    mcp,
+    pending,
   };
   return session;
+}
+
+/**
+ * Starts the session's MCP servers (asking the person, where there is one, about untrusted
+ * ones and quarantined tools); their instructions join the prompt's layers.
+ */
+export async function connectServers(session: Session, questions: HubQuestions = {}, strictPrompt = false): Promise<void> {
+  await session.mcp.start(questions);
+  const names = new Set(session.layers.map((layer) => layer.name));
+  session.layers.push(...session.mcp.layers().filter((layer) => !names.has(layer.name)));
+  session.drift = promptDrift(session.workspace.root, session.layers);
+  // A server's instructions are known only once it runs: --strict-prompt checks them here too.
+  if (strictPrompt) refuseDrift(session.drift);
+}
+
+/** --strict-prompt: drift from prompts.lock is a usage error, before anything runs. */
+function refuseDrift(drift: string[] | null): void {
+  if (!drift?.length) return;
+  throw new UsageError(`the prompt layers drifted from prompts.lock (--strict-prompt):\n  ${drift.join("\n  ")}\nreview them with glassbox audit, then glassbox audit --write-lock`);
+}
+
+/** The lock for quarantine decisions; a broken lock pins nothing (the drift findings say it is broken). */
+function safeLock(root: string) {
+  try {
+    return readLock(root);
+  } catch {
+    return null;
+  }
 }
 
 /** Stands in until a model is chosen; a run that starts anyway ends as a model_error that says what to do. */
@@ -243,7 +282,15 @@ export function startRun(session: Session, task: string, signal?: AbortSignal, r
 /** Logs each event before anyone sees it, saves the plan on each change; prompt drift is said right after run_start. */
 async function* logged(log: EventLog, session: Session, runId: string, events: AsyncGenerator<AgentEvent>): AsyncGenerator<AgentEvent> {
   const drift = session.drift;
+  const flush = function* () {
+    for (const event of session.pending.splice(0)) {
+      log.write(event);
+      yield event;
+    }
+  };
   for await (const event of events) {
+    // stop stays the last line: what happened outside the run is said before it.
+    if (event.kind === "stop") yield* flush();
     log.write(event);
     if (event.kind === "todo") writeProgress(session.workspace.root, { run_id: runId, updated_at: new Date(session.clock.now()).toISOString(), items: event.items as Progress["items"] });
     yield event;
@@ -252,5 +299,6 @@ async function* logged(log: EventLog, session: Session, runId: string, events: A
       log.write(warning);
       yield warning;
     }
+    if (event.kind !== "stop") yield* flush();
   }
 }

@@ -45,13 +45,41 @@ export interface FileChange {
   after: string;
 }
 
+/** A failure the model may hear about in one plain sentence (a server's error, a timeout): decision `error`. */
+export class ToolFailure extends Error {
+  constructor(sentence: string, readonly reason: string) {
+    super(sentence);
+    this.name = "ToolFailure";
+  }
+}
+
+/** A tool whose arguments are described by someone else's JSON Schema (an MCP server's). */
+export interface ExternalSchema<Args> {
+  /** Shown to the model as the tool's parameters. */
+  parameters: Record<string, unknown>;
+  /** Checks an argument object against that schema; throws Refusal naming the argument. */
+  validate(value: Record<string, unknown>): Args;
+}
+
+/** What a person approving a call to someone else's tool needs to see, and what "always" is bound to. */
+export interface ApprovalContext {
+  why: string;
+  /** The text the model read about the tool. */
+  description: string;
+  /** "Always" holds only while the tool's definition keeps this digest. */
+  digest: string;
+}
+
 export interface Tool<Args = any> {
   name: string;
   /** The text the model reads. */
   description: string;
   schema: z.ZodType<Args>;
+  /** Set for tools with a JSON Schema of their own: it replaces `schema` for declaring and validating. */
+  external?: ExternalSchema<Args>;
   /** Changes something: a person (or an allow rule) must approve each call. */
   needsApproval: boolean;
+  approval?: ApprovalContext;
   /** Preflight: resolves and confines paths, checks what can be checked without a person. Throws Refusal. */
   plan(args: Args, context: ToolContext): Promise<ToolPlan>;
 }

@@ -1,6 +1,6 @@
 import type { CliArgs } from "../cli/args.ts";
 import { sandboxBadge } from "./sandbox-badge.ts";
-import { openSession, startRun, type Session } from "../session/session.ts";
+import { connectServers, openSession, startRun, type Session } from "../session/session.ts";
 import { parseModelSpec } from "../session/model-spec.ts";
 import type { AgentEvent } from "../core/events.ts";
 import type { Message } from "../core/messages.ts";
@@ -12,7 +12,8 @@ import { benchHook } from "./bench-hook.ts";
 import { blessed, createScreen, terminalProblem, type Widgets } from "./blessed.ts";
 import { layout, type Layout } from "./layout.ts";
 import { Overlay } from "./overlay.ts";
-import { LayersPane } from "./panes/layers-pane.ts";
+import { LayersPane, layerPaneRows } from "./panes/layers-pane.ts";
+import { mcpQuestions } from "./mcp-questions.ts";
 import { MetersPane } from "./panes/meters-pane.ts";
 import { PlanPane } from "./panes/plan-pane.ts";
 import { TranscriptPane } from "./panes/transcript-pane.ts";
@@ -67,6 +68,7 @@ export async function runTui(args: CliArgs, options: TuiOptions = {}): Promise<n
   const screen = createScreen();
   const app = new TuiApp(screen, session, args);
   modal = app.modal;
+  app.startServers();
   if (options.autoStart && args.task) app.send(args.task);
   else if (session.spec === null) void app.choice.find();
   else void app.checkServer(args);
@@ -86,7 +88,8 @@ class TuiApp {
   /** Set once the person has seen the prompt drift and chose to go on. */
   private driftAccepted = false;
   /** Each layer against prompts.lock, read once like the layers themselves. */
-  private readonly layerStates: ReturnType<typeof layerStates>;
+  private layerStates: ReturnType<typeof layerStates>;
+  private readonly lock: ReturnType<typeof readLock> = null;
   private readonly input: Widgets.TextboxElement;
   private readonly status: Widgets.BoxElement;
   private readonly scheduler: RenderScheduler;
@@ -98,6 +101,9 @@ class TuiApp {
   private runId: string | null = null;
   private ticker: ReturnType<typeof setInterval> | null = null;
   private quitArmed = false;
+  /** Resolves once the MCP servers were started (or refused); runs wait for it. */
+  private serversReady: Promise<void> | null = null;
+  private serversStarted = false;
   private warning = "";
   private quit!: (code: number) => void;
 
@@ -115,13 +121,12 @@ class TuiApp {
     this.meters = new MetersPane(screen, l.meters ?? hidden());
     this.layers = new LayersPane(screen, l.layers ?? hidden());
     this.plan = new PlanPane(screen, l.plan ?? hidden());
-    let lock = null;
     try {
-      lock = readLock(session.workspace.root);
+      this.lock = readLock(session.workspace.root);
     } catch {
       // A broken lock shows every layer as unlocked; the drift findings say why.
     }
-    this.layerStates = layerStates(lock, session.layers);
+    this.layerStates = layerStates(this.lock, session.layers);
     this.input = blessed.textbox({ parent: screen, ...l.input, border: "line", label: " message (Enter sends) ", style: { border: { fg: "gray" }, focus: { border: { fg: "cyan" } } } });
     this.status = blessed.box({ parent: screen, ...l.status, tags: true, style: { bg: "blue", fg: "white" } });
     this.scheduler = new RenderScheduler(() => this.paint());
@@ -205,8 +210,35 @@ class TuiApp {
     this.transcript.box.focus();
   }
 
+  /** Starts the MCP servers, asking about untrusted ones and quarantined tools in the modal. */
+  startServers(): void {
+    if (!this.session.mcp.servers.length) {
+      this.serversStarted = true;
+      return;
+    }
+    this.warning = "starting MCP servers…";
+    // A server's tools can change between runs (list_changed, a crash): the layers pane follows.
+    this.session.mcp.onChange = () => this.relayout();
+    // A tick later: the input line finishes setting up its key listener first (blessed adds it on
+    // the next tick, and a question cancelling it before then would leave that listener doubled).
+    this.serversReady = new Promise((resolve) => setImmediate(resolve))
+      .then(() => connectServers(this.session, mcpQuestions(this.modal, this.session.workspace.root)))
+      .catch((error) => void this.transcript.line(`MCP servers failed to start: ${(error as Error).message}`, "notice"))
+      .then(() => {
+        this.serversStarted = true;
+        // The servers' instructions joined the layers.
+        this.layerStates = layerStates(this.lock, this.session.layers);
+        if (this.warning === "starting MCP servers…") this.warning = "";
+        this.relayout();
+      });
+  }
+
   /** Starts a run for a task or a follow-up. One run at a time. */
   send(text: string): void {
+    if (!this.serversStarted) {
+      void this.serversReady?.then(() => this.send(text));
+      return;
+    }
     if (this.running) {
       this.warning = "a run is active: wait for it, or press Esc to stop it";
       return this.scheduler.request();
@@ -330,6 +362,15 @@ class TuiApp {
       case "prompt_drift":
         t.line(`prompt layers differ from prompts.lock: ${event.findings.join("; ")}`, "notice");
         break;
+      case "mcp_server":
+        this.verdicts.note(`MCP ${event.server}: ${event.state}${event.reason ? `: ${event.reason}` : ""}`, event.state === "running" ? "cyan" : "red");
+        break;
+      case "mcp_untrusted":
+      case "tool_quarantined":
+      case "tool_not_offered":
+        t.line(event.reason, "notice");
+        this.verdicts.note(event.reason, "red");
+        break;
       case "truncation_suspected":
         this.verdicts.note(`server counted ${event.reported_prompt_tokens} prompt tokens of ~${event.estimated_prompt_tokens} sent: prompt probably cut (raise num_ctx)`, "red");
         break;
@@ -444,7 +485,8 @@ class TuiApp {
     this.scheduler.stop();
     if (this.ticker) clearInterval(this.ticker);
     this.screen.destroy();
-    this.quit(0);
+    // The servers (and everything they started) go with the session.
+    void this.session.mcp.close().finally(() => this.quit(0));
   }
 
   private cycleFocus(): void {
@@ -466,6 +508,7 @@ class TuiApp {
       this.resumeTyping = false;
       this.startTyping();
     }
+    // The status line says "waiting for approval" while the modal is open (paint); the run's own state stays as it was.
     this.scheduler.request();
   }
 
@@ -474,7 +517,7 @@ class TuiApp {
   }
 
   private layout(): Layout {
-    return layout(this.screen.width as number, this.screen.height as number, this.session.layers.length);
+    return layout(this.screen.width as number, this.screen.height as number, layerPaneRows(this.session.layers.length, this.session.mcp.status()));
   }
 
   private relayout(): void {
@@ -495,7 +538,10 @@ class TuiApp {
     this.transcript.draw();
     this.verdicts.draw();
     this.meters.draw(meters(this.view, now));
-    this.layers.draw(this.session.layers.map((layer, index) => ({ ...layer, state: this.layerStates[index]! })));
+    this.layers.draw(
+      this.session.layers.map((layer, index) => ({ ...layer, state: this.layerStates[index] ?? "unlocked" })),
+      this.session.mcp.status(),
+    );
     this.plan.draw(this.session.checkpoint.todo);
     const state = this.modal.open ? "waiting for approval" : this.running ? (this.view.state === "starting" ? "streaming" : this.view.state) : this.view.state;
     const where = `${safeTagged(this.session.model.name)} · ${safeTagged(shortPath(this.session.workspace.root))} · ${sandboxBadge(this.session.sandbox)}`;

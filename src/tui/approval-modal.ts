@@ -2,6 +2,7 @@ import type { ApprovalAnswer, ApprovalRequest } from "../core/checkpoint.ts";
 import { blessed, type Widgets } from "./blessed.ts";
 import { diffLines, type DiffKind } from "./diff-lines.ts";
 import { safeTagged } from "./sanitize.ts";
+import { describeHidden, showHidden } from "../prompt/hidden.ts";
 import { paint } from "./theme.ts";
 import type { Rect } from "./layout.ts";
 
@@ -108,8 +109,10 @@ export class ApprovalModal {
 
   private build(request: ApprovalRequest): void {
     const frame = this.frame_(" approval needed ");
-    const args = JSON.stringify(request.arguments);
+    // Characters a reader cannot see are written out, so what is approved is what is shown.
+    const args = showHidden(JSON.stringify(request.arguments));
     const shownArgs = args.length > 300 ? args.slice(0, 299) + "…" : args;
+    const argsHidden = describeHidden(JSON.stringify(request.arguments));
     blessed.box({
       parent: frame,
       top: 0,
@@ -120,10 +123,11 @@ export class ApprovalModal {
       content: [
         `{bold}${safeTagged(request.tool)}{/bold} on {bold}${safeTagged(request.target ?? "(no target)")}{/bold}`,
         `why asked: ${safeTagged(request.why)}`,
-        `arguments: ${safeTagged(shownArgs)}`,
+        `arguments: ${safeTagged(shownArgs)}${argsHidden ? paint("red", ` ⚠ ${argsHidden}`) : ""}`,
       ].join("\n"),
     });
     const lines = request.change ? diffLines(request.change) : [];
+    const description = request.description === undefined ? null : describedTool(request.description);
     this.diffBox = blessed.box({
       parent: frame,
       top: 3,
@@ -134,11 +138,11 @@ export class ApprovalModal {
       scrollable: true,
       alwaysScroll: true,
       border: "line",
-      label: request.change ? " change (PgUp/PgDn scroll) " : " ",
+      label: request.change ? " change (PgUp/PgDn scroll) " : description ? " the tool's description, as the model read it " : " ",
       style: { border: { fg: "gray" } },
       content: lines.length
         ? lines.map((line) => (DIFF_COLOR[line.kind] ? paint(DIFF_COLOR[line.kind]!, safeTagged(line.text)) : safeTagged(line.text))).join("\n")
-        : "(no file change to show)",
+        : (description ?? "(no file change to show)"),
     });
     blessed.box({
       parent: frame,
@@ -150,4 +154,11 @@ export class ApprovalModal {
       content: `{bold}y{/bold} approve   {bold}n{/bold} deny   {bold}a{/bold} always allow ${safeTagged(request.tool)} this session`,
     });
   }
+}
+
+/** A server tool's description for the modal: hidden characters written out and flagged. */
+function describedTool(description: string): string {
+  const hidden = describeHidden(description);
+  const flag = hidden ? paint("red", `⚠ this description holds ${hidden}, shown as <U+…>; they may carry instructions the model reads`) + "\n" : "";
+  return flag + (description ? safeTagged(showHidden(description)) : "(no description)");
 }

@@ -36,3 +36,13 @@ test("layer states for the pane", () => {
   expect(layerStates(null, locked)).toEqual(["unlocked", "unlocked", "unlocked"]);
   expect(layerStates(lock, [base, makeLayer("10-style", "file", "x"), makeLayer("new", "file", "n")])).toEqual(["locked", "changed", "added"]);
 });
+
+describe("text moving between sources", () => {
+  test("a prompts file removed and a server layer with the same text added is one ORIGIN finding", () => {
+    expect(findings([base, agents, makeLayer("server:style", "server", "style text")])).toEqual(["ORIGIN server:style file -> server (was 10-style)"]);
+  });
+
+  test("different text under a new name stays ADDED plus REMOVED", () => {
+    expect(findings([base, agents, makeLayer("server:style", "server", "other text")]).map((line) => line.split(" ")[0])).toEqual(["ADDED", "REMOVED"]);
+  });
+});

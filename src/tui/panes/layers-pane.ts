@@ -1,4 +1,5 @@
 import type { PromptLayer } from "../../prompt/layers.ts";
+import type { ServerStatus } from "../../mcp/hub.ts";
 import { updateContent, type Widgets } from "../blessed.ts";
 import { Pane } from "./pane.ts";
 import { safeTagged } from "../sanitize.ts";
@@ -7,7 +8,15 @@ import type { Rect } from "../layout.ts";
 
 export type LayerState = "locked" | "unlocked" | "added" | "changed";
 
-/** The system prompt's layers: name, origin, digest, size, and whether it matches prompts.lock. */
+const TOOL_COLOR = { offered: "green", quarantined: "red", "not offered": "yellow", failed: "red" } as const;
+const SERVER_COLOR: Record<string, string> = { running: "green", starting: "gray", failed: "red", stopped: "gray", untrusted: "yellow" };
+
+/** Rows the pane wants: one per layer, one per MCP server and one per server tool. */
+export function layerPaneRows(layers: number, servers: readonly ServerStatus[]): number {
+  return layers + servers.reduce((sum, server) => sum + 1 + server.tools.length, 0);
+}
+
+/** The system prompt's layers (name, origin, digest, size, lock state), then each MCP server and its tools with their state. */
 export class LayersPane extends Pane {
 
   constructor(parent: Widgets.Screen, rect: Rect) {
@@ -15,13 +24,14 @@ export class LayersPane extends Pane {
   }
 
 
-  draw(layers: Array<PromptLayer & { state: LayerState }>): void {
+  draw(layers: Array<PromptLayer & { state: LayerState }>, servers: readonly ServerStatus[] = []): void {
     const color = { locked: "green", unlocked: "gray", added: "yellow", changed: "red" } as const;
-    updateContent(
-      this.box,
-      layers
-        .map((layer) => `${safeTagged(layer.name)} ${layer.origin} ${layer.digest} ${layer.chars}c ${paint(color[layer.state], layer.state)}`)
-        .join("\n"),
-    );
+    const lines = layers.map((layer) => `${safeTagged(layer.name)} ${layer.origin} ${layer.digest} ${layer.chars}c ${paint(color[layer.state], layer.state)}`);
+    for (const server of servers) {
+      const trust = server.trust === "user" ? "" : ` ${server.trust}`;
+      lines.push(`mcp ${safeTagged(server.name)}${trust} ${paint(SERVER_COLOR[server.state] ?? "gray", server.state)}`);
+      for (const tool of server.tools) lines.push(` ${safeTagged(tool.name)} ${tool.digest} ${paint(TOOL_COLOR[tool.state], tool.state)}`);
+    }
+    updateContent(this.box, lines.join("\n"));
   }
 }

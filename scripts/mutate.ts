@@ -6,7 +6,7 @@
  *   bun scripts/mutate.ts            all mutants
  *   bun scripts/mutate.ts NAME ...   only these
  */
-import { chmodSync, cpSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { chmodSync, cpSync, existsSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir, availableParallelism } from "node:os";
 import { join } from "node:path";
 
@@ -682,6 +682,19 @@ interface MutantResult {
 /** Every mutant starts from this snapshot, taken once: edits made while the check runs change nothing. */
 let SNAPSHOT = ROOT;
 
+/**
+ * The tests nearest a mutated file, run first: its mirror folder under test/ (src/tools/x.ts →
+ * test/tools), and the e2e tests for src/tui. Only when none of them fails does the whole suite
+ * run, so a mutant counts as caught only when a test fails, and a caught one costs seconds.
+ */
+export function nearTests(file: string, exists: (path: string) => boolean = existsSync): string[] {
+  const [top, folder] = file.split("/");
+  const mirror = top === "src" ? `test/${folder}` : top === "scripts" ? "test/scripts" : null;
+  const near = mirror && !mirror.endsWith(".ts") && exists(join(ROOT, mirror)) ? [mirror] : [];
+  if (file.startsWith("src/tui/")) near.push("test/e2e");
+  return near;
+}
+
 async function runMutant(mutant: Mutant | null): Promise<MutantResult> {
   const copy = mkdtempSync(join(tmpdir(), "glassbox-mutant-"));
   // The sandbox tests run the check runner as an unprivileged user: it must be able to read the copy.
@@ -689,28 +702,39 @@ async function runMutant(mutant: Mutant | null): Promise<MutantResult> {
   try {
     for (const entry of COPIED) cpSync(join(SNAPSHOT, entry), join(copy, entry), { recursive: true });
     symlinkSync(join(ROOT, "node_modules"), join(copy, "node_modules"));
-    if (mutant) writeFileSync(join(copy, mutant.file), mutatedText(mutant, copy));
+    if (!mutant) return await runSuite(copy, mutant, [], false);
+    writeFileSync(join(copy, mutant.file), mutatedText(mutant, copy));
     const started = performance.now();
-    const child = Bun.spawn([process.execPath, "test"], { cwd: copy, env: suiteEnv(mutant), stdin: "ignore", stdout: "pipe", stderr: "pipe", detached: true });
-    // A removed guard can hang the suite (a FIFO opened, a check never killed): that counts as caught.
-    let hung = false;
-    const timer = setTimeout(() => {
-      hung = true;
-      process.kill(-child.pid, "SIGKILL");
-    }, SUITE_TIMEOUT_MS);
-    const [out, err] = await Promise.all([new Response(child.stdout).text(), new Response(child.stderr).text(), child.exited]);
-    clearTimeout(timer);
-    if (hung) return { failed: 1, passed: 0, seconds: SUITE_TIMEOUT_MS / 1000, hung, caughtBy: ["(the suite hung)"], output: "" };
-    const summary = out + err;
-    const caughtBy = [...new Set([...summary.matchAll(/^\(fail\) (.+?)(?: \[[\d.]+m?s\])?$/gm)].map((match) => match[1]!))];
-    // The runner's closing lines, e.g. " 567 pass" and " 0 fail" alone on their lines (test names may contain the words).
-    const count = (word: string) => Number([...summary.matchAll(new RegExp(`^\\s*(\\d+) ${word}$`, "gm"))].at(-1)?.[1] ?? NaN);
-    const failed = count("fail");
-    const passed = count("pass") || 0;
-    return { failed: Number.isNaN(failed) ? (child.exitCode === 0 ? 0 : 1) : failed, passed, seconds: (performance.now() - started) / 1000, hung, caughtBy, output: summary };
+    const near = nearTests(mutant.file);
+    const first = near.length ? await runSuite(copy, mutant, near, true) : null;
+    const result = first && first.failed > 0 ? first : await runSuite(copy, mutant, [], true);
+    return { ...result, seconds: (performance.now() - started) / 1000 };
   } finally {
     rmSync(copy, { recursive: true, force: true });
   }
+}
+
+/** `bun test [PATHS]` in the copy; `bail`: stop at the first failure, all a mutant needs. */
+async function runSuite(copy: string, mutant: Mutant | null, paths: string[], bail: boolean): Promise<MutantResult> {
+  const started = performance.now();
+  const child = Bun.spawn([process.execPath, "test", ...(bail ? ["--bail"] : []), ...paths.map((path) => `./${path}`)], { cwd: copy, env: suiteEnv(mutant), stdin: "ignore", stdout: "pipe", stderr: "pipe", detached: true });
+  // A removed guard can hang the suite (a FIFO opened, a check never killed): that counts as caught.
+  let hung = false;
+  const timer = setTimeout(() => {
+    hung = true;
+    process.kill(-child.pid, "SIGKILL");
+  }, SUITE_TIMEOUT_MS);
+  const [out, err] = await Promise.all([new Response(child.stdout).text(), new Response(child.stderr).text(), child.exited]);
+  clearTimeout(timer);
+  if (hung) return { failed: 1, passed: 0, seconds: SUITE_TIMEOUT_MS / 1000, hung, caughtBy: ["(the suite hung)"], output: "" };
+  const summary = out + err;
+  const caughtBy = [...new Set([...summary.matchAll(/^\(fail\) (.+?)(?: \[[\d.]+m?s\])?$/gm)].map((match) => match[1]!))];
+  // The runner's closing lines, e.g. " 567 pass" and " 0 fail" alone on their lines (test names may
+  // contain the words); a bailed-out run has none, and its exit code says it failed.
+  const count = (word: string) => Number([...summary.matchAll(new RegExp(`^\\s*(\\d+) ${word}$`, "gm"))].at(-1)?.[1] ?? NaN);
+  const failed = count("fail");
+  const passed = count("pass") || 0;
+  return { failed: Number.isNaN(failed) ? (child.exitCode === 0 ? 0 : 1) : failed, passed, seconds: (performance.now() - started) / 1000, hung, caughtBy, output: summary };
 }
 
 if (import.meta.main) {

@@ -14,6 +14,7 @@ import {
 } from "../core/discipline.ts";
 import { UsageError } from "./usage-error.ts";
 import { SANDBOX_MODES } from "../sandbox/sandbox.ts";
+import { ComponentsSchema, DEFAULT_COMPONENTS } from "./components.ts";
 
 export const ConfigSchema = z
   .object({
@@ -28,6 +29,8 @@ export const ConfigSchema = z
     /** Syntax checks for edited files by extension (".py": {"argv": [...]}), beyond TS/JS/JSON. */
     edit_checks: z.record(z.string().regex(/^\.[A-Za-z0-9]+$/, "an extension like .py"), CheckSchema).default({}),
     /** Counterfactual switches for `glassbox eval --replay` only: what would have happened without a guard. */
+    /** Harness components switched off for ablations (all on by default). */
+    components: ComponentsSchema.default(DEFAULT_COMPONENTS),
     experiment: z.object({ disable_confinement: z.boolean().default(false) }).strict().optional(),
     allow: z.array(z.string()).default([]),
     deny: z.array(z.string()).default([]),

@@ -4,6 +4,7 @@ import { createHash } from "node:crypto";
 import { UsageError } from "../session/usage-error.ts";
 import type { RunVerdict } from "./runner.ts";
 import type { Task } from "./task.ts";
+import { canonicalJson } from "../core/canonical.ts";
 
 export const RESULTS = "results.json";
 export const MANIFEST = "eval.json";
@@ -42,7 +43,8 @@ export interface ArmResults {
 
 export function taskDigest(tasks: Task[]): string {
   const hash = createHash("sha256");
-  for (const task of tasks) hash.update(JSON.stringify({ ...task, folder: undefined })).update("\n");
+  // Key order differs between a task read from its file and from the copy beside the results.
+  for (const task of tasks) hash.update(canonicalJson({ ...task, folder: undefined })).update("\n");
   return hash.digest("hex").slice(0, 16);
 }
 

@@ -606,6 +606,24 @@ export const MUTANTS: Mutant[] = [
     find: "if (deps.platform === \"win32\") return deps.run([\"taskkill\", \"/T\", \"/F\", \"/PID\", String(pid)]);",
     replace: "",
   },
+  {
+    name: "a shard given twice is merged",
+    file: "src/eval/results.ts",
+    find: "if (overlap) throw",
+    replace: "if (false) throw",
+  },
+  {
+    name: "folders of different task sets are merged",
+    file: "src/eval/results.ts",
+    find: "if (mismatch) throw",
+    replace: "if (false) throw",
+  },
+  {
+    name: "an attempt to leave the workspace passes its task",
+    file: "src/eval/judge.ts",
+    find: "filter((path) => outside(root, path))",
+    replace: "filter(() => false)",
+  },
 ];
 
 const ROOT = join(import.meta.dir, "..");
@@ -692,25 +710,7 @@ if (import.meta.main) {
   console.log(`baseline: ${baseline.passed} tests pass in ${baseline.seconds.toFixed(1)}s\n`);
   const parallel = Math.max(1, Math.min(2, availableParallelism()));
   const queue = [...chosen];
-  const results: Array<MutantResult & { mutant: Mutant }> = [  {
-    name: "a shard given twice is merged",
-    file: "src/eval/results.ts",
-    find: "if (overlap) throw",
-    replace: "if (false) throw",
-  },
-  {
-    name: "folders of different task sets are merged",
-    file: "src/eval/results.ts",
-    find: "if (mismatch) throw",
-    replace: "if (false) throw",
-  },
-  {
-    name: "an attempt to leave the workspace passes its task",
-    file: "src/eval/judge.ts",
-    find: "filter((path) => outside(root, path))",
-    replace: "filter(() => false)",
-  },
-];
+  const results: Array<MutantResult & { mutant: Mutant }> = [];
   await Promise.all(
     Array.from({ length: parallel }, async () => {
       for (let mutant = queue.shift(); mutant; mutant = queue.shift()) {

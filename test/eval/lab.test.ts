@@ -10,10 +10,11 @@ import type { RunVerdict } from "../../src/eval/runner.ts";
 import { UsageError } from "../../src/session/usage-error.ts";
 import { glassbox } from "../helpers/cli.ts";
 import { scriptedServer } from "../helpers/scripted-server.ts";
-import { tempFolder } from "../helpers/workspace.ts";
+import { scratchFolders } from "../helpers/scratch.ts";
 import { colourColumns, decodePng } from "../helpers/png.ts";
 
 const EVALS = join(import.meta.dir, "..", "..", "evals");
+const tempFolder = scratchFolders("eval-lab");
 const SUBSET = ["cartcalc-gate-two-bugs", "dates-fix-leap", "logscan-context-find-code", "mathkit-find-clamp", "textkit-guarded-wrap", "todo-poisoned-notes", "todo-stall-lint", "fix-tests"];
 const quiet = { tty: false, write: () => {} };
 

@@ -7,9 +7,10 @@ import { loadTasks } from "../../src/eval/task.ts";
 import { LIMIT_NAMES } from "../../src/core/limits.ts";
 import { readVerdicts } from "../../src/eval/results.ts";
 import type { RunVerdict } from "../../src/eval/runner.ts";
-import { tempFolder } from "../helpers/workspace.ts";
+import { scratchFolders } from "../helpers/scratch.ts";
 
 const EVALS = join(import.meta.dir, "..", "..", "evals");
+const tempFolder = scratchFolders("eval-set");
 const TASKS = join(EVALS, "tasks");
 const quiet = { tty: false, write: () => {} };
 

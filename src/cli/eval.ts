@@ -127,7 +127,9 @@ function startArm(folder: string, manifest: Manifest, tasks: Task[], plan: Array
   writeJson(join(folder, MANIFEST), manifest);
   for (const task of tasks) writeFileSync(join(folder, "tasks", `${task.name}.json`), JSON.stringify({ ...task, folder: undefined }, null, 2) + "\n");
   copyTaskAssets(tasks, folder);
-  return { folder, manifest, tasks: loadTasks(join(folder, "tasks")), plan: plan.map(([task, seed]) => [task, seed]) };
+  // Runs read the copies, so a fresh eval and a resumed one run the very same files.
+  const copies = new Map(loadTasks(join(folder, "tasks")).map((task) => [task.name, task]));
+  return { folder, manifest, tasks: [...copies.values()], plan: plan.map(([task, seed]) => [copies.get(task.name)!, seed]) };
 }
 
 /** Every run not yet finished, all arms together, `jobs` at once; results.json rewritten as each lands. */

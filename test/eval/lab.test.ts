@@ -66,6 +66,17 @@ describe("eval against a fake OpenAI-compatible server, runs in parallel", () =>
   }, 60_000);
 });
 
+test("the whole shipped set at --jobs 8 against the fake server: every good fixture passes", async () => {
+  const server = scriptedServer(join(EVALS, "tasks"), join(EVALS, "scripts", "good"), 0);
+  const out = join(tempFolder("lab-shipped"), "out");
+  await run(["--tasks", join(EVALS, "tasks"), "--model", `llamacpp:${server.url}`, "--jobs", "8", "--out", out]);
+  const verdicts = readVerdicts(out);
+  expect(verdicts.length).toBeGreaterThanOrEqual(50);
+  expect(verdicts.filter((verdict) => !verdict.passed).map((verdict) => verdict.task)).toEqual([]);
+  expect(server.maxInFlight()).toBe(8);
+  server.stop();
+}, 90_000);
+
 describe("arms, shards and merging (scripted models, in process)", () => {
   const tasks = subsetTasks(SUBSET);
   const model = `scripted:${join(EVALS, "scripts", "good")}`;

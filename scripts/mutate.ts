@@ -648,6 +648,24 @@ export const MUTANTS: Mutant[] = [
     find: "    if (entry.source !== \"workspace\") return true;",
     replace: "    return true;",
   },
+  {
+    name: "a shard given twice is merged",
+    file: "src/eval/results.ts",
+    find: "if (overlap) throw",
+    replace: "if (false) throw",
+  },
+  {
+    name: "folders of different task sets are merged",
+    file: "src/eval/results.ts",
+    find: "if (mismatch) throw",
+    replace: "if (false) throw",
+  },
+  {
+    name: "an attempt to leave the workspace passes its task",
+    file: "src/eval/judge.ts",
+    find: "filter((path) => outside(root, path))",
+    replace: "filter(() => false)",
+  },
 ];
 
 const ROOT = join(import.meta.dir, "..");

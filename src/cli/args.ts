@@ -8,7 +8,7 @@ const OPTIONS = {
   model: { type: "string" },
   "base-url": { type: "string" },
   workspace: { type: "string" },
-  config: { type: "string" },
+  config: { type: "string", multiple: true },
   allow: { type: "string", multiple: true },
   deny: { type: "string", multiple: true },
   limit: { type: "string", multiple: true },
@@ -30,6 +30,8 @@ const OPTIONS = {
   out: { type: "string" },
   "dry-run": { type: "boolean" },
   force: { type: "boolean" },
+  jobs: { type: "string" },
+  shard: { type: "string" },
   help: { type: "boolean", short: "h" },
   version: { type: "boolean", short: "v" },
 } as const;
@@ -62,7 +64,15 @@ export interface CliArgs {
   seeds?: number[];
   replay?: string;
   out?: string;
-  /** compare: the two results folders. */
+  /** eval: one arm per --config (config is the first of them). */
+  configs: string[];
+  /** eval: runs at once. */
+  jobs: number;
+  /** eval: run only part K of N of the task × seed list. */
+  shard: { index: number; count: number } | null;
+  /** eval --resume OUT: the interrupted eval to finish. */
+  resumeEval?: string;
+  /** compare and report: the results folders. */
   paths?: string[];
   /** init, undo: say what would be done, change nothing. */
   dryRun: boolean;
@@ -76,12 +86,17 @@ export interface CliArgs {
   version: boolean;
 }
 
-export const COMMANDS = ["run", "init", "audit", "mcp", "wire", "doctor", "eval", "compare", "undo"] as const;
+export const COMMANDS = ["run", "init", "audit", "wire", "doctor", "eval", "compare", "report", "undo", "mcp"] as const;
+
+/** For eval, `--resume` names the output folder to finish; elsewhere it is the todo-list flag. */
+const EVAL_OPTIONS = { ...OPTIONS, resume: { type: "string" } } as const;
 
 export function parseCli(argv: string[]): CliArgs {
   let parsed;
   try {
-    parsed = parseArgs({ args: argv, options: OPTIONS, allowPositionals: true, strict: true });
+    const lenient = parseArgs({ args: argv, options: OPTIONS, allowPositionals: true, strict: false });
+    const isEval = lenient.positionals[0] === "eval";
+    parsed = parseArgs({ args: argv, options: isEval ? EVAL_OPTIONS : OPTIONS, allowPositionals: true, strict: true });
   } catch (error) {
     throw new UsageError(`${(error as Error).message.split("\n")[0]}; see glassbox --help`);
   }
@@ -91,14 +106,19 @@ export function parseCli(argv: string[]): CliArgs {
   const rest = command === "tui" ? positionals : positionals.slice(1);
   if (command === "tui" && rest.length) throw new UsageError(`unknown command "${rest[0]}"; commands are: ${COMMANDS.join(", ")} (see glassbox --help)`);
   // `glassbox COMMAND --help` shows the usage, however many arguments the command got.
-  if (!values.help) checkArguments(command, rest);
+  const configs = values.config ?? [];
+  if (!values.help) checkArguments(command, rest, configs);
   return {
     command,
-    task: command === "compare" || command === "mcp" ? null : (rest[0] ?? null),
+    task: takesFolders(command) || command === "mcp" ? null : (rest[0] ?? null),
     model: values.model,
     baseUrl: values["base-url"],
     workspace: values.workspace,
-    config: values.config,
+    config: configs[0],
+    configs,
+    jobs: values.jobs === undefined ? 1 : parseJobs(values.jobs),
+    shard: values.shard === undefined ? null : parseShard(values.shard),
+    resumeEval: typeof values.resume === "string" ? values.resume : undefined,
     allow: values.allow ?? [],
     deny: values.deny ?? [],
     limits: parseLimitOptions(values.limit ?? []),
@@ -110,12 +130,12 @@ export function parseCli(argv: string[]): CliArgs {
     auditMode: auditMode(values),
     strictPrompt: values["strict-prompt"] ?? false,
     showPrompt: values["show-prompt"] ?? false,
-    resume: values.resume ?? false,
+    resume: values.resume === true,
     tasks: values.tasks,
     seeds: values.seeds === undefined ? undefined : parseSeeds(values.seeds),
     replay: values.replay,
     out: values.out,
-    paths: command === "compare" ? rest : undefined,
+    paths: takesFolders(command) ? rest : undefined,
     runId: values.run,
     dryRun: values["dry-run"] ?? false,
     force: values.force ?? false,
@@ -125,11 +145,15 @@ export function parseCli(argv: string[]): CliArgs {
   };
 }
 
-function checkArguments(command: CliArgs["command"], rest: string[]): void {
-  if (command === "compare" && rest.length !== 2) throw new UsageError("compare needs two results folders: glassbox compare RESULTS_A RESULTS_B");
+const takesFolders = (command: CliArgs["command"]) => command === "compare" || command === "report";
+
+function checkArguments(command: CliArgs["command"], rest: string[], configs: string[]): void {
+  if (command === "compare" && rest.length < 1) throw new UsageError("compare needs results folders of two or more arms: glassbox compare RESULTS_A RESULTS_B…");
+  if (command === "report" && rest.length < 1) throw new UsageError("report needs one or more results folders: glassbox report RESULTS… --out report.html");
   if (command === "undo" && rest.length) throw new UsageError(`undo takes no arguments, got "${rest[0]}"; pick a run with --run RUN_ID`);
   if (command === "init" && rest.length) throw new UsageError(`init takes no arguments, got "${rest[0]}"; point it at a folder with --workspace DIR`);
-  if (command !== "compare" && command !== "mcp" && rest.length > 1) throw new UsageError(`expected one task in quotes, got ${rest.length} words; quote the task: glassbox run "fix the tests"`);
+  if (command !== "eval" && configs.length > 1) throw new UsageError(`--config was given ${configs.length} times; only eval takes several (one arm each)`);
+  if (!takesFolders(command) && command !== "mcp" && rest.length > 1) throw new UsageError(`expected one task in quotes, got ${rest.length} words; quote the task: glassbox run "fix the tests"`);
 }
 
 function parseMcpCommand(rest: string[]): NonNullable<CliArgs["mcp"]> {
@@ -137,6 +161,21 @@ function parseMcpCommand(rest: string[]): NonNullable<CliArgs["mcp"]> {
   if (action === "list" && server === undefined) return { action };
   if ((action === "trust" || action === "forget") && server && !extra.length) return { action, server };
   throw new UsageError("mcp takes: glassbox mcp list | glassbox mcp trust NAME | glassbox mcp forget NAME");
+}
+
+function parseJobs(text: string): number {
+  const jobs = Number(text);
+  if (!/^\d+$/.test(text) || jobs < 1) throw new UsageError(`--jobs "${text}" is not a whole number of at least 1 (runs at once)`);
+  return jobs;
+}
+
+/** `--shard K/N`: the K-th of N parts, 1-based. */
+function parseShard(text: string): { index: number; count: number } {
+  const match = /^(\d+)\/(\d+)$/.exec(text);
+  const index = Number(match?.[1]);
+  const count = Number(match?.[2]);
+  if (!match || count < 1 || index < 1 || index > count) throw new UsageError(`--shard "${text}" is not K/N with 1 <= K <= N (for example --shard 2/4)`);
+  return { index, count };
 }
 
 /** `--seeds 1..10` or `--seeds 1,4,9`. */

@@ -1,94 +1,207 @@
 import { cpSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
-import { join, resolve } from "node:path";
+import { basename, dirname, join, resolve } from "node:path";
 import type { CliArgs } from "./args.ts";
 import { UsageError } from "../session/usage-error.ts";
+import { ConfigSchema, parseWith } from "../session/config.ts";
 import { loadTasks, type Task } from "../eval/task.ts";
-import { runFolder, runOne, type EvalRunOptions, type RunVerdict } from "../eval/runner.ts";
+import { readVerdict, runFolder, runOne, type RunVerdict } from "../eval/runner.ts";
 import { compareTable, resultsTable } from "../eval/report.ts";
+import { inParallel } from "../eval/pool.ts";
+import { EvalProgress, type ProgressSink } from "../eval/progress.ts";
+import { ARMS, MANIFEST, RESULTS, mergeArms, planRuns, readManifest, readVerdicts, taskDigest, writeJson, type ArmResults, type Manifest } from "../eval/results.ts";
 
-const RESULTS = "results.json";
+/** One arm being run: its folder, what it runs with, its tasks and the runs it owes. */
+interface ArmRun {
+  folder: string;
+  manifest: Manifest;
+  tasks: Task[];
+  plan: Array<[Task, number]>;
+}
+
+const stderrSink: ProgressSink = { tty: Boolean(process.stderr.isTTY), write: (text) => void process.stderr.write(text) };
 
 /**
- * `glassbox eval`: each task per seed on a fresh workspace copy, every run recorded under the
- * output folder (replies, events, verdict) and results.json; a table per task at the end.
- * `--replay RUNS_DIR` feeds the recorded replies back through the current harness instead.
+ * `glassbox eval`: each task per seed on a fresh workspace copy, for each arm (one per
+ * `--config`), `--jobs` runs at once; every run recorded under its arm's folder (config, replies,
+ * events, verdict) and results.json; a table per arm at the end, and each arm against the first.
+ * `--replay RUNS_DIR` feeds the recorded replies back through the current harness instead;
+ * `--resume OUT` finishes an interrupted eval.
  */
-export async function evaluate(args: CliArgs, out: (line: string) => void = (line) => console.log(line), progress: (line: string) => void = defaultProgress): Promise<number> {
-  const replay = args.replay ? resolve(args.replay) : null;
-  if (!replay && !args.tasks) throw new UsageError("eval needs --tasks DIR (or --replay RUNS_DIR)");
-  if (!replay && !args.model) throw new UsageError("eval needs --model SPEC (scripted:DIR plays DIR/<task>.json per task)");
-  const outDir = resolve(args.out ?? (replay ? `${replay}-replay-${stamp()}` : join("eval-results", stamp())));
-  if (existsSync(join(outDir, RESULTS))) throw new UsageError(`${outDir} already holds results; pass another --out`);
-  const tasks = loadTasks(replay ? join(replay, "tasks") : resolve(args.tasks!));
-  const recorded = replay ? readResults(replay) : null;
-  const plan: Array<[Task, number]> = recorded
-    ? recorded.map((verdict) => [tasks.find((task) => task.name === verdict.task) ?? missing(verdict.task), verdict.seed])
-    : tasks.flatMap((task) => (args.seeds ?? [1]).map((seed) => [task, seed] as [Task, number]));
-  // The tasks travel with the results, so a replay needs nothing but the folder.
-  mkdirSync(join(outDir, "tasks"), { recursive: true });
-  for (const task of tasks) writeFileSync(join(outDir, "tasks", `${task.name}.json`), JSON.stringify({ ...task, folder: undefined }, null, 2) + "\n");
-  copyWorkspaces(tasks, outDir);
-
-  const verdicts: RunVerdict[] = [];
-  for (const [index, [task, seed]] of plan.entries()) {
-    progress(bar(index, plan.length, `${task.name} seed ${seed}`));
-    const options: EvalRunOptions = {
-      model: args.model ?? "",
-      baseUrl: args.baseUrl,
-      config: args.config ? resolve(args.config) : undefined,
-      out: outDir,
-      replies: replay ? join(runFolder(replay, task.name, seed), "replies.json") : undefined,
-      allowExperiments: replay !== null,
-    };
-    verdicts.push(await runOne(task, seed, options));
-    writeFileSync(join(outDir, RESULTS), JSON.stringify(verdicts, null, 2) + "\n");
+export async function evaluate(args: CliArgs, out: (line: string) => void = (line) => console.log(line), progress: ProgressSink = stderrSink): Promise<number> {
+  const arms = args.resumeEval ? resumeArms(args) : args.replay ? replayArm(args) : newArms(args);
+  await runArms(arms, args.jobs, progress);
+  for (const arm of arms) {
+    const verdicts = readVerdicts(arm.folder);
+    out(`${arm.manifest.replay ? "replayed" : "ran"} ${verdicts.length} run(s) of arm ${arm.manifest.arm}; results in ${arm.folder}`);
+    for (const line of resultsTable(verdicts)) out(line);
   }
-  progress(bar(plan.length, plan.length, "done"));
-  out(`${replay ? "replayed" : "ran"} ${verdicts.length} run(s); results in ${outDir}`);
-  for (const line of resultsTable(verdicts)) out(line);
+  if (arms.length > 1) for (const line of compareLines(mergeArms(arms.map((arm) => arm.folder)))) out(line);
   return 0;
 }
 
-/** `glassbox compare A B`: paired outcomes per task and seed, exact McNemar p-values, cost side by side. */
+/** `glassbox compare RESULTS…`: folders of one arm merged, then each arm against the first. */
 export function compare(args: CliArgs, out: (line: string) => void = (line) => console.log(line)): number {
-  const [a, b] = args.paths!.map((path) => readResults(resolve(path)));
-  for (const line of compareTable(a!, b!)) out(line);
+  const arms = mergeArms(args.paths!);
+  if (arms.length < 2) throw new UsageError(`the folders hold one arm (${arms[0]!.label}); compare needs results of two or more arms`);
+  for (const line of compareLines(arms)) out(line);
   return 0;
 }
 
-function readResults(folder: string): RunVerdict[] {
-  const path = join(folder, RESULTS);
-  if (!existsSync(path)) throw new UsageError(`${folder} has no ${RESULTS}: is it the output folder of glassbox eval?`);
-  return JSON.parse(readFileSync(path, "utf8")) as RunVerdict[];
+function compareLines(arms: ArmResults[]): string[] {
+  const [first, ...rest] = arms;
+  return rest.flatMap((arm) => [`B = ${arm.label} against A = ${first!.label}:`, ...compareTable(first!.verdicts, arm.verdicts)]);
 }
 
-/** Task workspaces given as folders are copied beside the tasks, so a replay finds them. */
-function copyWorkspaces(tasks: Task[], outDir: string): void {
-  for (const task of tasks) {
-    if (task.workspace === "toy") continue;
-    const source = resolve(task.folder, task.workspace);
-    const target = join(outDir, "tasks", task.workspace);
-    if (existsSync(source) && source !== target) cpSync(source, target, { recursive: true });
+function newArms(args: CliArgs): ArmRun[] {
+  if (!args.tasks) throw new UsageError("eval needs --tasks DIR (or --replay RUNS_DIR, or --resume OUT)");
+  if (!args.model) throw new UsageError("eval needs --model SPEC (scripted:DIR plays DIR/<task>.json per task)");
+  const tasks = loadTasks(resolve(args.tasks));
+  const seeds = args.seeds ?? [1];
+  const configs = args.configs.map((path) => ({ name: basename(path).replace(/\.json$/, ""), config: readArmConfig(path) }));
+  const named = configs.length ? configs : [{ name: "default", config: null }];
+  const duplicate = named.find((arm, index) => named.findIndex((other) => other.name === arm.name) !== index);
+  if (duplicate) throw new UsageError(`two --config files are named ${duplicate.name}.json; an arm is named by its file, so rename one`);
+  const outDir = resolve(args.out ?? join("eval-results", stamp()));
+  const several = named.length > 1;
+  const arms = named.map(({ name, config }) => {
+    const folder = several ? join(outDir, name) : outDir;
+    refuseFinished(folder);
+    const manifest: Manifest = { version: 1, arm: name, model: args.model!, ...(args.baseUrl ? { base_url: args.baseUrl } : {}), config, seeds, shard: args.shard, tasks: tasks.map((task) => task.name), task_digest: taskDigest(tasks) };
+    return startArm(folder, manifest, tasks, planRuns(tasks, seeds, args.shard));
+  });
+  if (several) writeJson(join(outDir, ARMS), { arms: named.map((arm) => arm.name) });
+  return arms;
+}
+
+function replayArm(args: CliArgs): ArmRun[] {
+  const replay = resolve(args.replay!);
+  if (args.configs.length > 1) throw new UsageError("a replay takes one --config (the harness to replay through)");
+  const tasks = loadTasks(join(replay, "tasks"));
+  const folder = resolve(args.out ?? `${replay}-replay-${stamp()}`);
+  refuseFinished(folder);
+  const recorded = readManifest(replay);
+  const config = args.config ? readArmConfig(args.config) : null;
+  const manifest: Manifest = {
+    version: 1,
+    arm: args.config ? basename(args.config).replace(/\.json$/, "") : (recorded?.arm ?? "default"),
+    model: `replay:${replay}`,
+    config,
+    seeds: recorded?.seeds ?? [...new Set(readVerdicts(replay).map((verdict) => verdict.seed))],
+    shard: recorded?.shard ?? null,
+    tasks: tasks.map((task) => task.name),
+    task_digest: taskDigest(tasks),
+    replay,
+  };
+  return [startArm(folder, manifest, tasks, replayPlan(replay, tasks))];
+}
+
+function replayPlan(replay: string, tasks: Task[]): Array<[Task, number]> {
+  return readVerdicts(replay).map((verdict) => {
+    const task = tasks.find((candidate) => candidate.name === verdict.task);
+    if (!task) throw new UsageError(`the recorded results name task ${verdict.task}, but its task file is not in the results' tasks/ folder`);
+    return [task, verdict.seed];
+  });
+}
+
+/** The arms of an interrupted eval, from what its folders recorded; only the server address may change. */
+function resumeArms(args: CliArgs): ArmRun[] {
+  if (args.tasks || args.model || args.seeds || args.configs.length || args.shard || args.replay || args.out) {
+    throw new UsageError("--resume OUT takes its tasks, model, seeds, configs and shard from OUT; pass only --jobs (and --base-url if the server moved)");
   }
+  const outDir = resolve(args.resumeEval!);
+  const armsFile = join(outDir, ARMS);
+  const folders = existsSync(armsFile) ? (JSON.parse(readFileSync(armsFile, "utf8")) as { arms: string[] }).arms.map((arm) => join(outDir, arm)) : [outDir];
+  return folders.map((folder) => {
+    const manifest = readManifest(folder);
+    if (!manifest) throw new UsageError(`${folder} has no ${MANIFEST}: --resume needs the output folder of a glassbox eval`);
+    if (args.baseUrl) manifest.base_url = args.baseUrl;
+    const tasks = loadTasks(join(folder, "tasks"));
+    if (taskDigest(tasks) !== manifest.task_digest) throw new UsageError(`the task files in ${join(folder, "tasks")} changed since the eval started; start a new eval`);
+    return { folder, manifest, tasks, plan: manifest.replay ? replayPlan(manifest.replay, tasks) : planRuns(tasks, manifest.seeds, manifest.shard) };
+  });
 }
 
-function missing(task: string): never {
-  throw new UsageError(`the recorded results name task ${task}, but its task file is not in the results' tasks/ folder`);
+/** Writes the arm's manifest and task files (with their workspaces), so replay and resume need nothing else. */
+function startArm(folder: string, manifest: Manifest, tasks: Task[], plan: Array<[Task, number]>): ArmRun {
+  mkdirSync(join(folder, "tasks"), { recursive: true });
+  writeJson(join(folder, MANIFEST), manifest);
+  for (const task of tasks) writeFileSync(join(folder, "tasks", `${task.name}.json`), JSON.stringify({ ...task, folder: undefined }, null, 2) + "\n");
+  copyTaskAssets(tasks, folder);
+  // Runs read the copies, so a fresh eval and a resumed one run the very same files.
+  const copies = new Map(loadTasks(join(folder, "tasks")).map((task) => [task.name, task]));
+  return { folder, manifest, tasks: [...copies.values()], plan: plan.map(([task, seed]) => [copies.get(task.name)!, seed]) };
+}
+
+/** Every run not yet finished, all arms together, `jobs` at once; results.json rewritten as each lands. */
+async function runArms(arms: ArmRun[], jobs: number, sink: ProgressSink): Promise<void> {
+  const finished = arms.map((arm) => new Map(arm.plan.flatMap(([task, seed]) => {
+    const verdict = readVerdict(arm.folder, task.name, seed);
+    return verdict ? [[`${task.name}#${seed}`, verdict] as const] : [];
+  })));
+  const todo = arms.flatMap((arm, which) => arm.plan.filter(([task, seed]) => !finished[which]!.has(`${task.name}#${seed}`)).map(([task, seed]) => ({ which, task, seed })));
+  const carried = finished.flatMap((map) => [...map.values()]);
+  const progress = new EvalProgress(carried.length + todo.length, sink, undefined, { finished: carried.length, passed: carried.filter((verdict) => verdict.passed).length });
+  arms.forEach((arm, which) => writeResults(arm, finished[which]!));
+  await inParallel(
+    todo,
+    jobs,
+    ({ which, task, seed }) => {
+      const arm = arms[which]!;
+      return runOne(task, seed, {
+        model: arm.manifest.model,
+        baseUrl: arm.manifest.base_url,
+        armConfig: arm.manifest.config,
+        out: arm.folder,
+        replies: arm.manifest.replay ? join(runFolder(arm.manifest.replay, task.name, seed), "replies.json") : undefined,
+        allowExperiments: Boolean(arm.manifest.replay),
+      });
+    },
+    (verdict, index) => {
+      const { which } = todo[index]!;
+      finished[which]!.set(`${verdict.task}#${verdict.seed}`, verdict);
+      writeResults(arms[which]!, finished[which]!);
+      progress.ran(verdict.passed);
+    },
+  );
+}
+
+/** results.json in the plan's order, whatever order the runs finished in. */
+function writeResults(arm: ArmRun, finished: Map<string, RunVerdict>): void {
+  const verdicts = arm.plan.flatMap(([task, seed]) => finished.get(`${task.name}#${seed}`) ?? []);
+  writeJson(join(arm.folder, RESULTS), verdicts);
+}
+
+function refuseFinished(folder: string): void {
+  if (existsSync(join(folder, RESULTS)) || existsSync(join(folder, MANIFEST))) throw new UsageError(`${folder} already holds results; pass another --out, or --resume ${folder}`);
+}
+
+function readArmConfig(path: string): Record<string, unknown> {
+  let raw: unknown;
+  try {
+    raw = JSON.parse(readFileSync(resolve(path), "utf8"));
+  } catch (error) {
+    throw new UsageError(`--config ${path}: ${(error as NodeJS.ErrnoException).code === "ENOENT" ? "no such file" : `not valid JSON (${(error as Error).message})`}`);
+  }
+  // Checked whole before any run starts; each run checks it again merged with its workspace's own.
+  parseWith(ConfigSchema, raw, `--config ${path}`);
+  return raw as Record<string, unknown>;
+}
+
+/** Task workspaces given as folders, and acceptance tests, are copied beside the tasks, so a replay finds them. */
+function copyTaskAssets(tasks: Task[], folder: string): void {
+  for (const task of tasks) {
+    const assets = [...(task.workspace === "toy" ? [] : [task.workspace]), ...task.pass.flatMap((criterion) => ("accept" in criterion ? [criterion.accept] : []))];
+    for (const asset of assets) {
+      const source = resolve(task.folder, asset);
+      const target = resolve(folder, "tasks", asset);
+      if (existsSync(source) && source !== target && !existsSync(target)) {
+        mkdirSync(dirname(target), { recursive: true });
+        cpSync(source, target, { recursive: true });
+      }
+    }
+  }
 }
 
 function stamp(): string {
   return new Date().toISOString().replace(/[-:]/g, "").replace(/\..*/, "");
 }
-
-function bar(done: number, total: number, label: string): string {
-  const width = 24;
-  const filled = Math.round((done / Math.max(1, total)) * width);
-  return `[${"#".repeat(filled)}${".".repeat(width - filled)}] ${done}/${total} ${label}`;
-}
-
-function defaultProgress(line: string): void {
-  // On a terminal the bar redraws in place; in a log, one line each.
-  if (process.stderr.isTTY) process.stderr.write(`\r\u001b[2K${line}`), line.includes("done") && process.stderr.write("\n");
-  else process.stderr.write(`${line}\n`);
-}
-

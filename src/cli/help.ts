@@ -19,10 +19,11 @@ const USAGES: Usage[] = [
   { command: "mcp", usage: "glassbox mcp list | trust NAME | forget NAME", what: "MCP servers, their trust and their tools' digests" },
   { command: "wire", usage: "glassbox wire [--workspace DIR]", what: "one line per logged model request / response" },
   { command: "doctor", usage: "glassbox doctor [--model SPEC]", what: "probe the model server: reachable, model present, context size" },
-  { command: "eval", usage: "glassbox eval --tasks DIR --model SPEC [--seeds 1..10] [--config A.json] [--out DIR]", what: "run a task set per seed, record everything, print a table" },
+  { command: "eval", usage: "glassbox eval --tasks DIR --model SPEC [--seeds 1..10] [--config A.json]... [--jobs N] [--shard K/N] [--out DIR]", what: "run a task set per seed, one arm per --config (in OUT/<arm>/), N runs at once; a table per arm, each arm against the first" },
+  { command: "eval", usage: "glassbox eval --resume OUT [--jobs N] [--base-url URL]", what: "finish an interrupted eval: finished runs are kept, the rest run" },
   { command: "eval", usage: "glassbox eval --replay RUNS_DIR [--config B.json] [--out DIR]", what: "feed recorded replies back through the current harness" },
-  { command: "compare", usage: "glassbox compare RESULTS_A RESULTS_B", what: "paired outcomes per task and seed, McNemar p-values, cost" },
-  { command: "report", usage: "glassbox report RESULTS... --out report.html", what: "one HTML page of eval results" },
+  { command: "compare", usage: "glassbox compare RESULTS_A RESULTS_B...", what: "each arm against the first: paired outcomes, McNemar p, cost (folders of one arm, e.g. shards, merge)" },
+  { command: "report", usage: "glassbox report RESULTS... --out report.html", what: "one self-contained HTML file: pass rates with 95% intervals, cost, flips, per task" },
   { command: null, usage: "glassbox --help | --version", what: "(every command also answers --help, exit 0)" },
 ];
 

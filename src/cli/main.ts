@@ -33,6 +33,8 @@ export async function main(argv: string[]): Promise<number> {
         return await (await import("./eval.ts")).evaluate(args);
       case "compare":
         return (await import("./eval.ts")).compare(args);
+      case "report":
+        return await (await import("./report.ts")).writeReport(args);
       case "audit":
         return await (await import("./audit.ts")).audit(args);
       case "undo":

@@ -16,6 +16,9 @@ export function transcriptChars(messages: readonly Message[]): number {
   return messages.reduce((sum, message) => sum + messageChars(message), 0);
 }
 
+/** The words that open a summary's message, before the summary's own text. */
+export const SUMMARY_NOTE_MARK = "earlier messages were replaced by this summary, which you wrote:\n";
+
 /**
  * What the model is sent: the system prompt and the record, with the summarized middle (if any)
  * replaced by one message that also carries the plan. The record itself is never edited.
@@ -26,7 +29,7 @@ export function modelView(systemPrompt: string, record: readonly Message[], summ
   const plan = todo.length ? `\n\nYour todo list:\n${todo.map((item) => `[${item.status}] ${item.text}`).join("\n")}` : "";
   const note: Message = {
     role: "user",
-    content: `[glassbox] ${summary.messages} earlier messages were replaced by this summary, which you wrote:\n${summary.text}${plan}`,
+    content: `[glassbox] ${summary.messages} ${SUMMARY_NOTE_MARK}${summary.text}${plan}`,
   };
   return [...head, record[0]!, note, ...record.slice(summary.upTo)];
 }

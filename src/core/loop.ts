@@ -35,8 +35,8 @@ export interface RunInput {
   record?: Message[];
   /** The user's stop button. */
   signal?: AbortSignal;
-  /** Context management, stall rules and budget warnings (defaults in discipline.ts). */
-  discipline?: { context?: ContextPolicy; stall?: StallRules; budgetWarning?: BudgetWarning };
+  /** Context management, stall rules and budget warnings (defaults in discipline.ts; null: switched off). */
+  discipline?: { context?: ContextPolicy | null; stall?: StallRules | null; budgetWarning?: BudgetWarning };
   /** The check that must pass after the last edit before `finish` is accepted. */
   verify?: string;
   /** The window in tokens when the model cannot tell its own (a scripted model: num_ctx). */
@@ -80,10 +80,10 @@ export async function* runAgent(input: RunInput): AsyncGenerator<AgentEvent> {
   let declarationsChars = declarations.length ? JSON.stringify(declarations).length : 0;
   let contextSize: number | null | undefined;
   const repeats = new Map<string, number>();
-  const policy = input.discipline?.context ?? DEFAULT_CONTEXT_POLICY;
+  const policy = input.discipline?.context === null ? null : (input.discipline?.context ?? DEFAULT_CONTEXT_POLICY);
   const supervisor = new Supervisor({
     limits,
-    stall: input.discipline?.stall ?? DEFAULT_STALL_RULES,
+    stall: input.discipline?.stall === null ? null : (input.discipline?.stall ?? DEFAULT_STALL_RULES),
     budgetWarning: input.discipline?.budgetWarning ?? DEFAULT_BUDGET_WARNING,
     verify: input.verify,
     todo: checkpoint.todo,
@@ -260,7 +260,7 @@ export async function* runAgent(input: RunInput): AsyncGenerator<AgentEvent> {
       return Math.max(window ? ((chars + declarationsChars) * tokensPerChar) / window : 0, chars / limits.max_transcript_chars);
     };
     let view = modelView(input.systemPrompt, record, summary, checkpoint.todo);
-    if (pressure(view) < policy.soft_ratio) return view;
+    if (!policy || pressure(view) < policy.soft_ratio) return view;
     let elided = elide(view, policy);
     if (pressure(elided.messages) >= policy.hard_ratio) {
       const range = summaryRange(record, summary, policy.keep_turns);

@@ -14,7 +14,8 @@ export interface Said {
 
 export interface SupervisorOptions {
   limits: Limits;
-  stall: StallRules;
+  /** null: the stall rules are switched off. */
+  stall: StallRules | null;
   budgetWarning: BudgetWarning;
   /** The check that must pass after the last edit before `finish` (config `verify`). */
   verify?: string;
@@ -29,13 +30,13 @@ const EDIT_TOOLS = new Set(["write_file", "edit_file"]);
  * a turn's tool results (a message between a call and its result breaks chat APIs).
  */
 export class Supervisor {
-  private readonly stall: StallDetector;
+  private readonly stall: StallDetector | null;
   private readonly gate: VerifyGate | null;
   private readonly warned = new Set<"deadline" | "tokens">();
 
   constructor(private readonly options: SupervisorOptions) {
     // The warning comes one call before the repeat limit stops the run (and never on a first call).
-    this.stall = new StallDetector(options.stall, Math.max(2, options.limits.max_repeat));
+    this.stall = options.stall ? new StallDetector(options.stall, Math.max(2, options.limits.max_repeat)) : null;
     this.gate = options.verify ? new VerifyGate(options.verify) : null;
   }
 
@@ -50,7 +51,7 @@ export class Supervisor {
     if (allowed && EDIT_TOOLS.has(tool)) this.gate?.edited();
     if (allowed && tool === "run_check" && verdict.target === this.gate?.check) this.gate?.checked(verdict.succeeded === true);
     if (allowed && tool === "update_todo") said.events.push({ kind: "todo", items: this.options.todo.map((item) => ({ ...item })) });
-    const stall = this.stall.observe({ tool, key, result: verdict.content, allowed, target: verdict.target });
+    const stall = this.stall?.observe({ tool, key, result: verdict.content, allowed, target: verdict.target });
     if (stall) {
       said.events.push({ kind: "stall", rule: stall.rule, message: stall.message });
       said.notes.push(stall.message);

@@ -1,12 +1,12 @@
-import { copyFileSync, cpSync, existsSync, mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { copyFileSync, cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { isAbsolute, join } from "node:path";
-import type { CliArgs } from "../cli/args.ts";
+import type { SessionArgs } from "../session/session.ts";
 import { copyToyWorkspace } from "../cli/toy-workspace.ts";
 import { openSession, startRun } from "../session/session.ts";
 import { UsageError } from "../session/usage-error.ts";
 import { DECISIONS, type AgentEvent, type Decision, type EventOf } from "../core/events.ts";
-import { judge, type CriterionResult } from "./judge.ts";
+import { judge, snapshot, type CriterionResult } from "./judge.ts";
 import { poison } from "./poison.ts";
 import type { Task } from "./task.ts";
 
@@ -29,7 +29,8 @@ export interface EvalRunOptions {
   /** The model spec; `scripted:DIR` plays DIR/<task>.json for each task. */
   model: string;
   baseUrl?: string;
-  config?: string;
+  /** The arm's config, laid over the workspace's glassbox.json and the task's own keys. */
+  armConfig?: Record<string, unknown> | null;
   /** Replay: play these recorded replies instead of asking the model. */
   replies?: string;
   /** Where runs/<task>/seed-<n>/ goes. */
@@ -44,17 +45,22 @@ export function runFolder(out: string, task: string, seed: number): string {
 
 /**
  * Runs one task with one seed on a fresh copy of its workspace, headless (edits are allowed: the
- * copy is thrown away), and records the replies, the events and the verdict.
+ * copy is thrown away), and records the config, the replies, the events and the verdict. The
+ * verdict is written last: a run folder without one is unfinished and runs again on --resume.
  */
 export async function runOne(task: Task, seed: number, options: EvalRunOptions): Promise<RunVerdict> {
   const folder = runFolder(options.out, task.name, seed);
+  rmSync(folder, { recursive: true, force: true });
   mkdirSync(folder, { recursive: true });
   const holder = mkdtempSync(join(tmpdir(), "glassbox-eval-"));
   try {
     const root = prepareWorkspace(task, holder);
     const canary = task.poisoned ? `CANARY-${crypto.randomUUID()}` : null;
-    if (canary) poison(root, canary);
-    const args = evalArgs(task, root, folder, options);
+    if (canary) poison(root, canary, task.poison_file);
+    const before = snapshot(root);
+    const configPath = join(folder, "config.json");
+    writeFileSync(configPath, JSON.stringify(runConfig(task, root, options.armConfig ?? null), null, 2) + "\n");
+    const args = evalArgs(task, root, folder, configPath, options);
     const started = performance.now();
     const session = openSession(args, undefined, undefined, { seed, allowExperiments: options.allowExperiments, limits: task.limits });
     const run = startRun(session, task.prompt);
@@ -62,7 +68,7 @@ export async function runOne(task: Task, seed: number, options: EvalRunOptions):
     for await (const event of run.events) events.push(event);
     const seconds = (performance.now() - started) / 1000;
     copyFileSync(run.logPath, join(folder, "events.jsonl"));
-    const criteria = await judge(task.pass, events, root, session.config.checks, canary);
+    const criteria = await judge(task.pass, events, { root, checks: session.config.checks, canary, before, taskFolder: task.folder });
     const stop = events.findLast((event): event is EventOf<"stop"> => event.kind === "stop")!;
     const refusals = Object.fromEntries(DECISIONS.filter((decision) => decision !== "allowed").map((decision) => [decision, 0])) as RunVerdict["refusals"];
     for (const event of events) if (event.kind === "tool_call" && event.decision !== "allowed") refusals[event.decision]++;
@@ -86,40 +92,81 @@ export async function runOne(task: Task, seed: number, options: EvalRunOptions):
   }
 }
 
+/** A finished run's verdict, or null when the run never finished (no verdict.json). */
+export function readVerdict(out: string, task: string, seed: number): RunVerdict | null {
+  const path = join(runFolder(out, task, seed), "verdict.json");
+  if (!existsSync(path)) return null;
+  try {
+    return JSON.parse(readFileSync(path, "utf8")) as RunVerdict;
+  } catch {
+    return null;
+  }
+}
+
 function prepareWorkspace(task: Task, holder: string): string {
-  if (task.workspace === "toy") return copyToyWorkspace(holder);
+  if (task.workspace === "toy") return applySetup(task, copyToyWorkspace(holder));
   const source = isAbsolute(task.workspace) ? task.workspace : join(task.folder, task.workspace);
   if (!existsSync(source) || !statSync(source).isDirectory()) throw new UsageError(`task ${task.name}: workspace ${task.workspace} is not a folder`);
   const root = join(holder, "workspace");
   cpSync(source, root, { recursive: true, filter: (path) => !path.includes(`${join(source, ".glassbox")}`) });
+  return applySetup(task, root);
+}
+
+/** The task's setup edits, each `old` exactly once in its file, as edit_file would insist. */
+function applySetup(task: Task, root: string): string {
+  for (const edit of task.setup) {
+    const path = join(root, edit.file);
+    const text = existsSync(path) ? readFileSync(path, "utf8") : null;
+    const count = text === null ? 0 : text.split(edit.old).length - 1;
+    if (count !== 1) throw new UsageError(`task ${task.name}: setup edit of ${edit.file}: its "old" text occurs ${count} times, not once; fix the task file`);
+    writeFileSync(path, text!.replace(edit.old, () => edit.new));
+  }
   return root;
 }
 
-function evalArgs(task: Task, root: string, folder: string, options: EvalRunOptions): CliArgs {
+/** The workspace's glassbox.json, then the task's keys, then the arm's: objects merge, anything else is replaced. */
+export function runConfig(task: Task, root: string, armConfig: Record<string, unknown> | null): Record<string, unknown> {
+  const own = join(root, "glassbox.json");
+  let workspace: Record<string, unknown> = {};
+  if (existsSync(own)) {
+    try {
+      workspace = JSON.parse(readFileSync(own, "utf8"));
+    } catch (error) {
+      throw new UsageError(`task ${task.name}: the workspace's glassbox.json is not valid JSON (${(error as Error).message})`);
+    }
+  }
+  return [task.config, armConfig ?? {}].reduce<Record<string, unknown>>(mergeConfig, workspace);
+}
+
+export function mergeConfig(base: Record<string, unknown>, over: Record<string, unknown>): Record<string, unknown> {
+  const merged = { ...base };
+  for (const [key, value] of Object.entries(over)) {
+    const under = merged[key];
+    merged[key] = isPlainObject(under) && isPlainObject(value) ? mergeConfig(under, value) : value;
+  }
+  return merged;
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return value !== null && typeof value === "object" && !Array.isArray(value);
+}
+
+function evalArgs(task: Task, root: string, folder: string, config: string, options: EvalRunOptions): SessionArgs {
   const spec = options.replies ? `scripted:${options.replies}` : scriptedFolder(options.model, task.name);
   return {
     command: "run",
-    task: task.prompt,
     model: spec,
     baseUrl: options.baseUrl,
     workspace: root,
-    config: options.config,
+    config,
     allow: ["write_file", "edit_file"],
     deny: [],
     limits: {},
-    json: true,
     record: join(folder, "replies.json"),
     execute: true,
     offerTools: true,
-    demo: false,
-    auditMode: null,
     strictPrompt: false,
-    showPrompt: false,
     resume: false,
-    dryRun: false,
-    force: false,
-    help: false,
-    version: false,
   };
 }
 

@@ -15,6 +15,7 @@ import {
 import { UsageError } from "./usage-error.ts";
 import { SANDBOX_MODES } from "../sandbox/sandbox.ts";
 import { McpServersSchema } from "../mcp/config.ts";
+import { ComponentsSchema, DEFAULT_COMPONENTS } from "./components.ts";
 
 export const ConfigSchema = z
   .object({
@@ -29,6 +30,8 @@ export const ConfigSchema = z
     /** Syntax checks for edited files by extension (".py": {"argv": [...]}), beyond TS/JS/JSON. */
     edit_checks: z.record(z.string().regex(/^\.[A-Za-z0-9]+$/, "an extension like .py"), CheckSchema).default({}),
     /** Counterfactual switches for `glassbox eval --replay` only: what would have happened without a guard. */
+    /** Harness components switched off for ablations (all on by default). */
+    components: ComponentsSchema.default(DEFAULT_COMPONENTS),
     experiment: z.object({ disable_confinement: z.boolean().default(false) }).strict().optional(),
     /** MCP servers: stdio {command, env, env_pass, cwd, timeout_seconds} or Streamable HTTP {url, headers, timeout_seconds}. */
     mcp_servers: McpServersSchema.default({}),

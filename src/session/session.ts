@@ -130,7 +130,8 @@ export function openSession(args: SessionArgs, approver?: Approver, clock: Clock
   if (config.sandbox === "require" && choice.missing) {
     throw new UsageError(`sandbox is "require" but no sandbox can run here: ${choice.missing}; or set "sandbox": "auto" to run checks unsandboxed`);
   }
-  const tools = args.offerTools ? defaultTools(config.checks, config.edit_checks, choice.sandbox) : [];
+  const { components } = config;
+  const tools = args.offerTools ? defaultTools(config.checks, config.edit_checks, choice.sandbox, components) : [];
   const pending: AgentEvent[] = [];
   const mcp = new McpHub(args.offerTools ? servers : [], workspace.root, safeLock(workspace.root), (event) => pending.push(event));
   const checkpoint = new Checkpoint({
@@ -140,7 +141,7 @@ export function openSession(args: SessionArgs, approver?: Approver, clock: Clock
     clock,
     policy,
     approver,
-    maxResultChars: limits.max_result_chars,
+    maxResultChars: components.observation_caps ? limits.max_result_chars : Number.POSITIVE_INFINITY,
     execute: args.execute,
   });
   const layers = workspaceLayers(workspace.root);
@@ -271,8 +272,12 @@ export function startRun(session: Session, task: string, signal?: AbortSignal, r
     workspace: session.workspace.root,
     sandbox: session.sandbox,
     replyTokenCap: session.config.model_options.max_tokens,
-    discipline: { context: session.config.context, stall: session.config.stall, budgetWarning: session.config.budget_warning },
-    verify: session.config.verify,
+    discipline: {
+      context: session.config.components.context_management ? session.config.context : null,
+      stall: session.config.components.stall_rules ? session.config.stall : null,
+      budgetWarning: session.config.budget_warning,
+    },
+    verify: session.config.components.verification_gate ? session.config.verify : undefined,
     contextWindow: session.config.model_options.num_ctx,
     record,
     signal,

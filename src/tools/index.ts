@@ -10,11 +10,21 @@ import { currentTime } from "./current_time.ts";
 import { updateTodo } from "./update_todo.ts";
 import { finish } from "./finish.ts";
 import type { Sandbox } from "../sandbox/sandbox.ts";
+import type { Components } from "../session/components.ts";
 
-/** The default tool set (CONTRACT.md); run_check exists when checks are configured. */
-export function defaultTools(checks: Checks, editChecks: Checks = {}, sandbox?: Sandbox): Tool[] {
+/**
+ * The default tool set (CONTRACT.md); run_check exists when checks are configured. Switched-off
+ * components change it: no plan state, no update_todo; no guarded edits, no syntax check.
+ */
+export function defaultTools(
+  checks: Checks,
+  editChecks: Checks = {},
+  sandbox?: Sandbox,
+  components: Pick<Components, "plan_state" | "guarded_edits"> = { plan_state: true, guarded_edits: true },
+): Tool[] {
   const runCheck = makeRunCheck(checks, sandbox);
-  return [listFiles, readFile, searchText, writeFile, makeEditFile(editChecks), ...(runCheck ? [runCheck] : []), currentTime, updateTodo, finish];
+  const plan = components.plan_state ? [updateTodo] : [];
+  return [listFiles, readFile, searchText, writeFile, makeEditFile(editChecks, components.guarded_edits), ...(runCheck ? [runCheck] : []), currentTime, ...plan, finish];
 }
 
 /** Every tool name an approval rule may name, whether or not a run offers it. */

@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { glassbox } from "../helpers/cli.ts";
 import { tempFolder } from "../helpers/workspace.ts";
@@ -7,27 +7,25 @@ import { llamaCppServer, llamaCppTextScene, llamaCppToolCallScene } from "../hel
 import { loadTasks } from "../../src/eval/task.ts";
 import { resultsTable } from "../../src/eval/report.ts";
 import type { RunVerdict } from "../../src/eval/runner.ts";
-import { DEFAULT_LIMITS, LIMIT_NAMES } from "../../src/core/limits.ts";
+import { LIMIT_NAMES } from "../../src/core/limits.ts";
 
 const EVALS = join(import.meta.dir, "..", "..", "evals");
-const TASKS = join(EVALS, "tasks");
+/** The four tasks on the toy project: the CLI end to end, in a process per eval (the whole set runs in task-set.test.ts). */
+const TOY_TASKS = ["find-bug", "fix-tests", "loop-tempt", "summarize-poisoned"];
+const TASKS = tempFolder("eval-toy-tasks");
+for (const name of TOY_TASKS) writeFileSync(join(TASKS, `${name}.json`), readFileSync(join(EVALS, "tasks", `${name}.json`)));
 const results = (folder: string) => JSON.parse(readFileSync(join(folder, "results.json"), "utf8")) as RunVerdict[];
 const passedBy = (verdicts: RunVerdict[]) => Object.fromEntries(verdicts.map((verdict) => [`${verdict.task}#${verdict.seed}`, verdict.passed]));
 
-describe("the shipped task set", () => {
-  test("every task file validates", () => {
-    expect(loadTasks(TASKS).map((task) => task.name)).toEqual(["find-bug", "fix-tests", "loop-tempt", "summarize-poisoned"]);
-  });
-
-  test("every task pins every limit, so its results do not move when the defaults do", () => {
-    for (const task of loadTasks(TASKS)) expect(Object.keys(task.limits).sort()).toEqual([...LIMIT_NAMES].sort());
-  });
+test("the toy tasks validate, and each pins every limit, so its results do not move when the defaults do", () => {
+  expect(loadTasks(TASKS).map((task) => task.name)).toEqual(TOY_TASKS);
+  for (const task of loadTasks(TASKS)) expect(Object.keys(task.limits).sort()).toEqual([...LIMIT_NAMES].sort());
 });
 
 test("a task's limits reach run_start, and a --config file's limits apply on top of them", async () => {
   const tasks = tempFolder("eval-limits");
   const task = JSON.parse(readFileSync(join(TASKS, "find-bug.json"), "utf8"));
-  await Bun.write(join(tasks, "find-bug.json"), JSON.stringify({ ...task, limits: { max_steps: 5, max_repeat: 3 } }));
+  await Bun.write(join(tasks, "find-bug.json"), JSON.stringify({ ...task, limits: { ...task.limits, max_steps: 5, max_repeat: 3 } }));
   const config = join(tempFolder("eval-limits-config"), "b.json");
   await Bun.write(config, JSON.stringify({ limits: { max_steps: 6 } }));
   const out = tempFolder("eval-limits-out");
@@ -35,7 +33,7 @@ test("a task's limits reach run_start, and a --config file's limits apply on top
   expect(run.code).toBe(0);
   const start = JSON.parse(readFileSync(join(out, "runs", "find-bug", "seed-1", "events.jsonl"), "utf8").split("\n")[0]!);
   expect(start.kind).toBe("run_start");
-  expect(start.limits).toEqual({ ...DEFAULT_LIMITS, max_steps: 6, max_repeat: 3 });
+  expect(start.limits).toEqual({ ...task.limits, max_steps: 6, max_repeat: 3 });
 }, 60_000);
 
 describe("eval end to end on scripted models", () => {
@@ -60,7 +58,7 @@ describe("eval end to end on scripted models", () => {
     expect(run.stdout).toMatch(/^fix-tests\s+2\/2\s+completed×2/m);
   }, 60_000);
 
-  test("bad behaviour fails where the harness can see it: wrong function, unfixed tests, a loop; the leak is refused", async () => {
+  test("bad behaviour fails where the harness can see it: wrong function, unfixed tests, a loop, an attempt to leave the workspace", async () => {
     const run = await glassbox(["eval", "--tasks", TASKS, "--model", `scripted:${join(EVALS, "scripts", "bad")}`, "--seeds", "1..2", "--out", bad], { timeoutMs: 60_000 });
     expect(run.code).toBe(0);
     const verdicts = results(bad);
@@ -71,8 +69,10 @@ describe("eval end to end on scripted models", () => {
     expect(unfixed.criteria.find((criterion) => criterion.criterion === "check tests")!.passed).toBe(false);
     expect(byTask("loop-tempt").map((verdict) => verdict.status)).toEqual(["repeat_limit", "repeat_limit"]);
     const poisoned = byTask("summarize-poisoned");
-    expect(poisoned.every((verdict) => verdict.passed && verdict.refusals.refused === 1)).toBe(true);
-    expect(run.stdout).toMatch(/^summarize-poisoned\s+2\/2\s+completed×2.*refused 2$/m);
+    // Confinement kept the canary in; the attempt to read it still fails the task.
+    expect(poisoned.every((verdict) => !verdict.passed && verdict.refusals.refused === 1)).toBe(true);
+    expect(poisoned[0]!.criteria.map((criterion) => criterion.passed)).toEqual([true, true, false]);
+    expect(run.stdout).toMatch(/^summarize-poisoned\s+0\/2\s+completed×2.*refused 2$/m);
   }, 60_000);
 
   test("--replay reproduces the verdicts without a model; with confinement off the recorded leak attempt leaks", async () => {
@@ -90,13 +90,14 @@ describe("eval end to end on scripted models", () => {
 
     const compared = await glassbox(["compare", same, open]);
     expect(compared.code).toBe(0);
-    expect(compared.stdout).toMatch(/^summarize-poisoned\s+2\s+0\s+2\s+0\s+0\s+0\.5000/m);
-    expect(compared.stdout).toMatch(/^all\s+8\s+0\s+2\s+0\s+6\s+0\.5000/m);
+    // Both fail it now (the attempt alone fails), so the counterfactual flips nothing: it shows in the criterion.
+    expect(compared.stdout).toMatch(/^summarize-poisoned\s+2\s+0\s+0\s+0\s+2\s+1\.0000/m);
+    expect(compared.stdout).toMatch(/^all\s+8\s+0\s+0\s+0\s+8\s+1\.0000/m);
   }, 90_000);
 
-  test("compare pairs good against bad: 6 only-A flips", async () => {
+  test("compare pairs good against bad: 8 only-A flips", async () => {
     const compared = await glassbox(["compare", good, bad]);
-    expect(compared.stdout).toMatch(/^all\s+8\s+2\s+6\s+0\s+0\s+0\.0313/m);
+    expect(compared.stdout).toMatch(/^all\s+8\s+0\s+8\s+0\s+0\s+0\.0078/m);
   });
 });
 

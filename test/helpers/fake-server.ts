@@ -26,13 +26,18 @@ export interface SeenRequest {
 export interface FakeServer {
   url: string;
   requests: SeenRequest[];
+  /** The most responses that were being played at once. */
+  maxInFlight(): number;
   stop(): void;
 }
 
 const servers: FakeServer[] = [];
-afterAll(() => {
-  for (const server of servers.splice(0)) server.stop();
-});
+// Benchmarks in scripts/ start these servers outside bun test (which sets NODE_ENV=test), where there is no afterAll.
+if (process.env.NODE_ENV === "test") {
+  afterAll(() => {
+    for (const server of servers.splice(0)) server.stop();
+  });
+}
 
 /**
  * A real HTTP/1.1 server on 127.0.0.1 (port 0), written at the socket level so a scene can do what
@@ -42,6 +47,8 @@ afterAll(() => {
 export function startFakeServer(route: (request: SeenRequest) => Scene): FakeServer {
   const requests: SeenRequest[] = [];
   const buffers = new Map<unknown, Buffer>();
+  let inFlight = 0;
+  let maxInFlight = 0;
   const server = Bun.listen({
     hostname: "127.0.0.1",
     port: 0,
@@ -65,7 +72,8 @@ export function startFakeServer(route: (request: SeenRequest) => Scene): FakeSer
         }
         const seen = { method, path: target.split("?")[0]!, body, raw };
         requests.push(seen);
-        void play(socket, route(seen));
+        maxInFlight = Math.max(maxInFlight, ++inFlight);
+        void play(socket, route(seen)).finally(() => inFlight--);
       },
       error() {},
     },
@@ -73,6 +81,7 @@ export function startFakeServer(route: (request: SeenRequest) => Scene): FakeSer
   const fake = {
     url: `http://127.0.0.1:${server.port}`,
     requests,
+    maxInFlight: () => maxInFlight,
     stop: () => server.stop(true),
   };
   servers.push(fake);
@@ -153,7 +162,7 @@ export function readFixture(path: string): string {
 }
 
 /** The chunk envelope of the llama.cpp captures, around a delta of our choosing. */
-function llamaChunk(delta: unknown, finish: string | null = null, extra: Record<string, unknown> = {}): string {
+export function llamaChunk(delta: unknown, finish: string | null = null, extra: Record<string, unknown> = {}): string {
   const chunk = {
     choices: [{ finish_reason: finish, index: 0, delta }],
     created: 1796011079,
@@ -166,7 +175,7 @@ function llamaChunk(delta: unknown, finish: string | null = null, extra: Record<
   return `data: ${JSON.stringify(chunk)}\n\n`;
 }
 
-const SSE_HEADERS = { Server: "llama.cpp", "X-Accel-Buffering": "no", "Content-Type": "text/event-stream" };
+export const SSE_HEADERS = { Server: "llama.cpp", "X-Accel-Buffering": "no", "Content-Type": "text/event-stream" };
 const USAGE = (prompt: number, generated: number) =>
   `data: ${JSON.stringify({ choices: [], created: 1796011079, id: "chatcmpl-glassboxtest", model: "models/tiny-32k.gguf", object: "chat.completion.chunk", usage: { completion_tokens: generated, prompt_tokens: prompt, total_tokens: prompt + generated }, timings: { predicted_n: generated, predicted_per_second: 80 } })}\n\n`;
 

@@ -1,0 +1,3 @@
+export { parseLine, parseLog, type Entry } from "./parse.ts";
+export { countByLevel } from "./count.ts";
+export { errors, since } from "./filter.ts";

@@ -1,0 +1,3 @@
+export { parseLine, parseList } from "./parse.js";
+export { formatItem } from "./format.js";
+export { pending, byPriority } from "./list.js";

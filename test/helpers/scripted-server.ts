@@ -1,0 +1,64 @@
+import { readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { SUMMARY_NOTE_MARK } from "../../src/core/context.ts";
+import { llamaChunk, readFixture, SSE_HEADERS, startFakeServer, type FakeServer, type Scene } from "./fake-server.ts";
+
+interface ScriptReply {
+  content?: string;
+  tool_calls?: Array<{ id?: string; name: string; arguments?: unknown }>;
+}
+
+/**
+ * An OpenAI-compatible server (llama.cpp's wire shape, an 8K window) that answers from the
+ * scripted fixtures of a task set, after `delayMs`, for many runs at once: the first user message
+ * names the task, and the conversation itself says how far the run is, so it keeps no state per
+ * run and any number of runs may interleave.
+ */
+export function scriptedServer(tasksDir: string, scriptsDir: string, delayMs: number): FakeServer {
+  const byPrompt = new Map<string, ScriptReply[]>();
+  for (const file of readdirSync(tasksDir).filter((name) => name.endsWith(".json"))) {
+    const task = JSON.parse(readFileSync(join(tasksDir, file), "utf8")) as { prompt: string };
+    byPrompt.set(task.prompt, (JSON.parse(readFileSync(join(scriptsDir, file), "utf8")) as { replies: ScriptReply[] }).replies);
+  }
+  const props = readFixture("llamacpp-wire/00-props.json").replace('"n_ctx":4096', '"n_ctx":8192');
+  return startFakeServer((request) => {
+    if (request.path === "/props") return { status: 200, headers: { "Content-Type": "application/json" }, pieces: [props] };
+    const messages = (request.body?.messages ?? []) as Array<{ role: string; content?: string }>;
+    const prompt = messages.find((message) => message.role === "user")?.content ?? "";
+    const replies = byPrompt.get(prompt);
+    const reply = replies?.[replyIndex(messages, replies)];
+    if (!reply) return { status: 500, headers: { "Content-Type": "application/json" }, pieces: [delayMs, '{"error":{"code":500,"message":"no scripted reply left for this conversation"}}'] };
+    return { ...replyScene(reply), pieces: [delayMs, ...replyScene(reply).pieces] };
+  });
+}
+
+/**
+ * Which reply comes next, from the conversation alone: one past the script reply whose tool-call
+ * id the newest assistant message carries, or one past the reply that wrote the newest summary
+ * when that came later (a summary replaces the middle, so counting messages would not do).
+ */
+function replyIndex(messages: Array<{ role: string; content?: string; tool_calls?: Array<{ id: string }> }>, replies: ScriptReply[]): number {
+  const lastCall = messages.findLast((message) => message.role === "assistant" && message.tool_calls?.length)?.tool_calls?.at(-1)?.id;
+  const answered = lastCall === undefined ? -1 : replies.findIndex((reply) => reply.tool_calls?.some((call) => call.id === lastCall));
+  const note = messages.findLast((message) => message.role === "user" && message.content?.includes(SUMMARY_NOTE_MARK))?.content;
+  const summary = note?.split(SUMMARY_NOTE_MARK)[1]!.split("\n\nYour todo list:")[0]!.trim();
+  const summarized = summary === undefined ? -1 : replies.findIndex((reply) => (reply.content ?? "").trim() === summary);
+  return Math.max(answered, summarized) + 1;
+}
+
+function replyScene(reply: ScriptReply): Scene {
+  const calls = (reply.tool_calls ?? []).map((call, index) =>
+    llamaChunk({ tool_calls: [{ index, id: call.id ?? `call${index}`, type: "function", function: { name: call.name, arguments: typeof call.arguments === "string" ? call.arguments : JSON.stringify(call.arguments ?? {}) } }] }),
+  );
+  return {
+    status: 200,
+    headers: SSE_HEADERS,
+    pieces: [
+      llamaChunk({ role: "assistant", content: null }),
+      ...(reply.content ? [llamaChunk({ content: reply.content })] : []),
+      ...calls,
+      llamaChunk({}, calls.length ? "tool_calls" : "stop"),
+      "data: [DONE]\n\n",
+    ],
+  };
+}

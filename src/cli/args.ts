@@ -24,6 +24,8 @@ const OPTIONS = {
   "show-prompt": { type: "boolean" },
   resume: { type: "boolean" },
   run: { type: "string" },
+  continue: { type: "boolean" },
+  session: { type: "string" },
   tasks: { type: "string" },
   seeds: { type: "string" },
   replay: { type: "string" },
@@ -57,6 +59,9 @@ export interface CliArgs {
   showPrompt: boolean;
   /** Start with the todo list saved in .glassbox/progress.json. */
   resume: boolean;
+  /** TUI and run: continue the latest saved session (--continue) or a given one (--session ID). */
+  continue: boolean;
+  session?: string;
   /** eval: the task folder, the seeds, a recorded results folder to replay, the output folder. */
   tasks?: string;
   seeds?: number[];
@@ -76,7 +81,7 @@ export interface CliArgs {
   version: boolean;
 }
 
-export const COMMANDS = ["run", "init", "audit", "mcp", "wire", "doctor", "eval", "compare", "undo"] as const;
+export const COMMANDS = ["run", "init", "audit", "mcp", "wire", "doctor", "eval", "compare", "undo", "sessions"] as const;
 
 export function parseCli(argv: string[]): CliArgs {
   let parsed;
@@ -111,6 +116,8 @@ export function parseCli(argv: string[]): CliArgs {
     strictPrompt: values["strict-prompt"] ?? false,
     showPrompt: values["show-prompt"] ?? false,
     resume: values.resume ?? false,
+    continue: values.continue ?? false,
+    session: values.session,
     tasks: values.tasks,
     seeds: values.seeds === undefined ? undefined : parseSeeds(values.seeds),
     replay: values.replay,

@@ -118,6 +118,7 @@ function evalArgs(task: Task, root: string, folder: string, options: EvalRunOpti
     resume: false,
     dryRun: false,
     force: false,
+    continue: false,
     help: false,
     version: false,
   };

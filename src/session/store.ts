@@ -70,6 +70,8 @@ export interface LoadedSession {
   skipped: string[];
   /** Tool calls the session ended before answering, now answered as not run. */
   unanswered: number;
+  /** Replies cut off while streaming, kept as far as they streamed. */
+  cutOff: number;
 }
 
 /** What `glassbox sessions` shows for one session. */
@@ -104,7 +106,7 @@ export function readSession(path: string, id: string): LoadedSession {
   const header = parsed.find((line) => line.kind === "session");
   const times = parsed.flatMap((line) => (line.kind === "session" ? [Date.parse(line.started_at)] : [Date.parse(line.at)])).filter(Number.isFinite);
   const mtime = statSync(path).mtimeMs;
-  const messages = parsed.flatMap((line) => (line.kind === "message" ? [line.message as Message] : []));
+  const { messages, cutOff } = conversation(parsed);
   const { record, unanswered, dropped } = answerEveryCall(messages);
   if (dropped) skipped.push(`${dropped} tool result(s) whose call was lost: left out of the conversation`);
   return {
@@ -116,7 +118,32 @@ export function readSession(path: string, id: string): LoadedSession {
     events: parsed.flatMap((line) => (line.kind === "event" ? [{ at: Date.parse(line.at), runId: line.run_id, event: line.event as unknown as AgentEvent }] : [])),
     skipped,
     unanswered,
+    cutOff,
   };
+}
+
+/**
+ * The record in file order. A reply that was streaming when glassbox ended has deltas but no
+ * message: it is kept as far as it streamed, as the loop keeps a reply cut by a stop.
+ */
+function conversation(lines: readonly Line[]): { messages: Message[]; cutOff: number } {
+  const messages: Message[] = [];
+  let streamed = "";
+  let cutOff = 0;
+  const keepStreamed = () => {
+    if (streamed) messages.push({ role: "assistant", content: streamed }), cutOff++;
+    streamed = "";
+  };
+  for (const line of lines) {
+    if (line.kind === "event" && line.event.kind === "model_delta" && line.event.channel === "text") streamed += line.event.text as string;
+    if (line.kind !== "message") continue;
+    const message = line.message as Message;
+    if (message.role === "user") keepStreamed();
+    if (message.role === "assistant") streamed = "";
+    messages.push(message);
+  }
+  keepStreamed();
+  return { messages, cutOff };
 }
 
 function parseLine(raw: string): Line | string {
@@ -340,6 +367,7 @@ export function chooseSession(workspaceRoot: string, choice: SessionChoice, now:
 export function restoreNotes(session: LoadedSession): string[] {
   const notes = session.skipped.map((what) => `session ${session.id}: skipped ${what}`);
   if (summarize(session).lastStatus === "unfinished") notes.push(`session ${session.id}: its last run did not finish (glassbox ended while it ran)`);
+  if (session.cutOff) notes.push(`session ${session.id}: a reply cut off when glassbox ended is kept as far as it streamed`);
   if (session.unanswered) notes.push(`session ${session.id}: ${session.unanswered} tool call(s) the session ended before answering are answered "not run"`);
   return notes;
 }

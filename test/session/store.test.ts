@@ -178,6 +178,42 @@ describe("reading a damaged session", () => {
     expect(summarize(loaded)).toMatchObject({ runs: 1, lastStatus: "completed", skipped: 3 });
   });
 
+  test("a reply cut off while it streamed is kept as far as it was written, and the next task follows it", async () => {
+    const ws = makeWorkspace();
+    const { session } = sessionWith(ws.root, []);
+    session.model = {
+      name: "streaming",
+      async *reply(): AsyncIterable<ModelDelta> {
+        for (const text of ["Once ", "upon ", "a ", "time"]) yield { type: "text", text };
+        yield { type: "done", finish_reason: "stop" };
+      },
+    };
+    const saved = chooseSession(ws.root, {});
+    // glassbox ends after the second piece was drawn (a frame flushed it): nothing else is written.
+    for await (const event of startRun(session, "tell a story", undefined, saved).events) {
+      if (event.kind === "model_delta" && event.tokens === 2) {
+        saved.flush();
+        break;
+      }
+    }
+    const loaded = readSession(saved.path, saved.id);
+    expect(loaded.record).toEqual([
+      { role: "user", content: "tell a story" },
+      { role: "assistant", content: "Once upon " },
+    ]);
+    expect(loaded.cutOff).toBe(1);
+    expect(summarize(loaded).lastStatus).toBe("unfinished");
+
+    const next = sessionWith(ws.root, [{ content: "a time, there was a bug." }]);
+    await play(next.session, "go on", chooseSession(ws.root, { continue: true }));
+    expect(next.model.requests[0]!.messages.slice(1)).toEqual([
+      { role: "user", content: "tell a story" },
+      { role: "assistant", content: "Once upon " },
+      { role: "user", content: "go on" },
+    ]);
+    expect(readSession(saved.path, saved.id).record.map((message) => message.content)).toEqual(["tell a story", "Once upon ", "go on", "a time, there was a bug."]);
+  });
+
   test("a session cut off while tools ran: each unanswered call is answered 'not run', after its batch; the last run is unfinished", async () => {
     const { saved } = await savedSession();
     // Keep the file up to the assistant's tool call: the crash came before the tool's answer.

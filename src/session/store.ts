@@ -44,9 +44,9 @@ const EventSchema = z.looseObject({ kind: z.string() }).superRefine((event, cont
 });
 
 const LineSchema = z.discriminatedUnion("kind", [
-  z.object({ kind: z.literal("session"), version: z.literal(VERSION), session_id: z.string(), started_at: z.string(), workspace: z.string() }),
-  z.object({ kind: z.literal("message"), at: z.string(), message: MessageSchema }),
-  z.object({ kind: z.literal("event"), at: z.string(), run_id: z.string(), event: EventSchema }),
+  z.object({ kind: z.literal("session"), version: z.literal(VERSION), session_id: z.string(), started_at: z.iso.datetime(), workspace: z.string() }),
+  z.object({ kind: z.literal("message"), at: z.iso.datetime(), message: MessageSchema }),
+  z.object({ kind: z.literal("event"), at: z.iso.datetime(), run_id: z.string(), event: EventSchema }),
 ]);
 type Line = z.infer<typeof LineSchema>;
 
@@ -104,7 +104,7 @@ export function readSession(path: string, id: string): LoadedSession {
   if (tail !== "") skipped.push(`line ${lines.length + 1}: cut off mid-write (${Buffer.byteLength(tail)} bytes; glassbox ended while writing it)`);
 
   const header = parsed.find((line) => line.kind === "session");
-  const times = parsed.flatMap((line) => (line.kind === "session" ? [Date.parse(line.started_at)] : [Date.parse(line.at)])).filter(Number.isFinite);
+  const times = parsed.map((line) => Date.parse(line.kind === "session" ? line.started_at : line.at));
   const mtime = statSync(path).mtimeMs;
   const { messages, cutOff } = conversation(parsed);
   const { record, unanswered, dropped } = answerEveryCall(messages);
@@ -113,7 +113,7 @@ export function readSession(path: string, id: string): LoadedSession {
     id,
     path,
     startedAt: header ? Date.parse(header.started_at) : (times[0] ?? mtime),
-    lastAt: times.length ? Math.max(...times) : mtime,
+    lastAt: times.length ? times.reduce((a, b) => Math.max(a, b)) : mtime,
     record,
     events: parsed.flatMap((line) => (line.kind === "event" ? [{ at: Date.parse(line.at), runId: line.run_id, event: line.event as unknown as AgentEvent }] : [])),
     skipped,

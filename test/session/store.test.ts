@@ -167,15 +167,24 @@ describe("reading a damaged session", () => {
   test("lines that are not JSON or not session lines are skipped and named; the rest is kept", async () => {
     const { saved } = await savedSession();
     const lines = readFileSync(saved.path, "utf8").split("\n");
-    lines.splice(2, 0, "\u0000\u0000garbage", JSON.stringify({ kind: "message", at: "x", message: { role: "wizard", content: "hi" } }), JSON.stringify({ kind: "event", at: "x", run_id: "r", event: { kind: "tool_call", tool: "read_file" } }));
+    const at = "2026-11-30T12:00:00.000Z";
+    lines.splice(
+      2,
+      0,
+      "\u0000\u0000garbage",
+      JSON.stringify({ kind: "message", at, message: { role: "wizard", content: "hi" } }),
+      JSON.stringify({ kind: "event", at, run_id: "r", event: { kind: "tool_call", tool: "read_file" } }),
+      JSON.stringify({ kind: "message", at: "yesterday", message: { role: "user", content: "hi" } }),
+    );
     writeFileSync(saved.path, lines.join("\n"));
     const loaded = readSession(saved.path, saved.id);
-    expect(loaded.skipped).toHaveLength(3);
+    expect(loaded.skipped).toHaveLength(4);
     expect(loaded.skipped[0]).toBe("line 3: not JSON (damaged)");
     expect(loaded.skipped[1]).toStartWith("line 4: not a session line (message.role:");
     expect(loaded.skipped[2]).toStartWith("line 5: not a session line (event: a tool_call event without step");
+    expect(loaded.skipped[3]).toStartWith("line 6: not a session line (at:");
     expect(loaded.record.map((message) => message.role)).toEqual(["user", "assistant", "tool", "assistant"]);
-    expect(summarize(loaded)).toMatchObject({ runs: 1, lastStatus: "completed", skipped: 3 });
+    expect(summarize(loaded)).toMatchObject({ runs: 1, lastStatus: "completed", skipped: 4 });
   });
 
   test("a reply cut off while it streamed is kept as far as it was written, and the next task follows it", async () => {

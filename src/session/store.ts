@@ -274,20 +274,21 @@ export class SavedSession {
   }
 
   private write(runId: string, event: AgentEvent): void {
-    const at = this.now();
     if (event.kind === "model_delta") {
       const open = this.pending?.event;
       if (open && open.step === event.step && open.channel === event.channel) {
-        this.pending = { at: this.pending!.at, runId, event: { ...event, text: open.text + event.text } };
+        // A copy of its own (made below) is extended in place: one string append a delta.
+        open.text += event.text;
+        open.tokens = event.tokens;
         return;
       }
       this.flush();
-      this.pending = { at, runId, event };
+      this.pending = { at: this.now(), runId, event: { ...event } };
       return;
     }
     this.flush();
     this.writeMessages();
-    this.append({ kind: "event", at: iso(at), run_id: runId, event });
+    this.append({ kind: "event", at: iso(this.now()), run_id: runId, event });
   }
 
   private writeMessages(): void {

@@ -6,7 +6,7 @@ import { UsageError } from "../session/usage-error.ts";
 import { assembleMarked } from "../prompt/layers.ts";
 import { findModels, onlyCandidate } from "../session/find-model.ts";
 import { changedFiles } from "../undo/journal.ts";
-import { chooseSession, restoreNotes } from "../session/store.ts";
+import { openSaved, restoreNotes } from "../session/store.ts";
 
 /**
  * Headless `glassbox run`: one task, events on stdout, exit code from the stop status. Nobody is
@@ -15,8 +15,7 @@ import { chooseSession, restoreNotes } from "../session/store.ts";
 export async function runHeadless(args: CliArgs, out: (line: string) => void = (line) => console.log(line)): Promise<number> {
   if (!args.task || !args.task.trim()) throw new UsageError('run needs a task: glassbox run [options] "TASK"');
   const session = openSession(args);
-  const saved = chooseSession(session.workspace.root, args, () => session.clock.now());
-  saved.restorePlan(session.checkpoint.todo);
+  const saved = openSaved(session, args);
   // On stderr, so stdout stays the event stream.
   if (saved.restored) for (const note of restoreNotes(saved.restored)) console.error(`glassbox: ${note}`);
   // No --model and none in the config: whatever answers, when exactly one model does.

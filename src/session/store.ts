@@ -6,6 +6,7 @@ import type { Message } from "../core/messages.ts";
 import type { TodoItem } from "../tools/tool.ts";
 import { newRunId } from "../trace/event-log.ts";
 import { UsageError } from "./usage-error.ts";
+import type { Session } from "./session.ts";
 
 /**
  * A saved session: `<workspace>/.glassbox/sessions/<session_id>.jsonl`, one JSON line each for
@@ -362,6 +363,13 @@ export function chooseSession(workspaceRoot: string, choice: SessionChoice, now:
     throw new UsageError(`no session "${choice.session}" in ${workspaceRoot}; saved sessions: ${shown.join(", ")}${more} (glassbox sessions lists them)`);
   }
   return new SavedSession(found.id, found.path, workspaceRoot, now, found);
+}
+
+/** The session a run or the TUI works in, with a continued session's plan back in the checkpoint. */
+export function openSaved(session: Pick<Session, "workspace" | "clock" | "checkpoint">, choice: SessionChoice): SavedSession {
+  const saved = chooseSession(session.workspace.root, choice, () => session.clock.now());
+  saved.restorePlan(session.checkpoint.todo);
+  return saved;
 }
 
 /** What the person is told about a session read back: what was skipped, what was answered for them. */

@@ -3,7 +3,7 @@ import { sandboxBadge } from "./sandbox-badge.ts";
 import { connectServers, openSession, startRun, type Session } from "../session/session.ts";
 import { parseModelSpec } from "../session/model-spec.ts";
 import type { AgentEvent } from "../core/events.ts";
-import { chooseSession, restoreNotes, shortTime, summarize, type SavedSession } from "../session/store.ts";
+import { openSaved, restoreNotes, shortTime, summarize, type SavedSession } from "../session/store.ts";
 import { fetchJson } from "../model/http.ts";
 import { assembleMarked } from "../prompt/layers.ts";
 import { layerStates, readLock } from "../prompt/lock.ts";
@@ -65,8 +65,7 @@ export async function runTui(args: CliArgs, options: TuiOptions = {}): Promise<n
   let modal: ApprovalModal | null = null;
   // Usage and config mistakes surface here, before the screen takes over the terminal.
   const session = openSession(args, (request) => modal!.ask(request));
-  const saved = chooseSession(session.workspace.root, args, () => session.clock.now());
-  saved.restorePlan(session.checkpoint.todo);
+  const saved = openSaved(session, args);
   const screen = createScreen();
   const app = new TuiApp(screen, session, args, saved);
   modal = app.modal;

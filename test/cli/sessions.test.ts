@@ -133,6 +133,6 @@ describe("glassbox sessions", () => {
     expect((await glassbox(["sessions", "extra"])).code).toBe(2);
     const missing = await glassbox(["sessions", "--workspace", "/nonexistent/glassbox-test"]);
     expect(missing.code).toBe(2);
-    expect(missing.stderr).toContain("does not exist");
+    expect(missing.stderr).toContain("is not a folder");
   });
 });

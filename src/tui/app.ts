@@ -333,7 +333,8 @@ class TuiApp {
     // A run cut off by the end of glassbox has no stop: its meters end where its last line was written.
     if (summary.lastStatus === "unfinished") this.view = { ...this.view, state: "unfinished", endedAt: restored.lastAt, streamStartedAt: null };
     for (const note of restoreNotes(restored)) this.transcript.line(note, "notice");
-    if (summary.model && summary.model !== this.session.model.name) this.transcript.line(`this session ran with ${sanitize(summary.model)}; it continues with ${sanitize(this.session.model.name)}`, "notice");
+    // With no model named yet the picker asks; its choice is said where the model is shown.
+    if (this.session.spec !== null && summary.model && summary.model !== this.session.model.name) this.transcript.line(`this session ran with ${sanitize(summary.model)}; it continues with ${sanitize(this.session.model.name)}`, "notice");
     this.transcript.line("── restored up to here: the next message continues this conversation ──", "notice");
     this.warning = "";
   }

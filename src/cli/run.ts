@@ -54,9 +54,9 @@ async function runSession(args: CliArgs, session: Session, out: (line: string) =
   }
   if (!args.json) {
     out(`log: ${run.logPath}`);
+    out(`session: ${saved.id} (glassbox run --continue or glassbox --continue goes on from here)`);
     const changed = changedFiles(session.workspace.root, run.runId);
     if (changed) out(`changed ${changed} file(s); to put them back: glassbox undo --workspace ${session.workspace.root} --run ${run.runId}`);
-    out(`session: ${saved.id} (glassbox run --continue or glassbox --continue goes on from here)`);
   }
   return status === "completed" ? 0 : 1;
 }

@@ -6,7 +6,7 @@ import { UsageError } from "../session/usage-error.ts";
 import { assembleMarked } from "../prompt/layers.ts";
 import { findModels, onlyCandidate } from "../session/find-model.ts";
 import { changedFiles } from "../undo/journal.ts";
-import { openSaved, restoreNotes } from "../session/store.ts";
+import { openSaved, restoreNotes, type SavedSession } from "../session/store.ts";
 
 /**
  * Headless `glassbox run`: one task, events on stdout, exit code from the stop status. Nobody is
@@ -23,13 +23,13 @@ export async function runHeadless(args: CliArgs, out: (line: string) => void = (
   try {
     // Headless nobody is asked: an untrusted server stays stopped, a quarantined tool unoffered.
     await connectServers(session, {}, args.strictPrompt);
-    return await runSession(args, session, out);
+    return await runSession(args, session, saved, out);
   } finally {
     await session.mcp.close();
   }
 }
 
-async function runSession(args: CliArgs, session: Session, out: (line: string) => void): Promise<number> {
+async function runSession(args: CliArgs, session: Session, saved: SavedSession, out: (line: string) => void): Promise<number> {
   if (args.showPrompt) {
     // With --json, stdout stays JSON Lines: the prompt for the person goes to stderr.
     const show = assembleMarked(session.layers);

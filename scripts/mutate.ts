@@ -666,6 +666,60 @@ export const MUTANTS: Mutant[] = [
     find: "filter((path) => outside(root, path))",
     replace: "filter(() => false)",
   },
+  {
+    name: "a session id opened as a path",
+    file: "src/session/store.ts",
+    find: "saved.find((session) => session.id === choice.session)",
+    replace: "(existsSync(join(sessionsFolder(workspaceRoot), `${choice.session}.jsonl`)) ? readSession(join(sessionsFolder(workspaceRoot), `${choice.session}.jsonl`), choice.session!) : undefined)",
+  },
+  {
+    name: "a damaged session line fails the whole session",
+    file: "src/session/store.ts",
+    find: "if (typeof line === \"string\") skipped.push(`line ${index + 1}: ${line}`);",
+    replace: "if (typeof line === \"string\") throw new Error(line);",
+  },
+  {
+    name: "session lines not validated",
+    file: "src/session/store.ts",
+    find: "const line = LineSchema.safeParse(json);",
+    replace: "const line = { success: true as const, data: json as Line, error: LineSchema.safeParse(null).error! };",
+  },
+  {
+    name: "a session line glued to one cut off by a crash",
+    file: "src/session/store.ts",
+    find: "appendFileSync(this.path, \"\\n\");",
+    replace: "void 0;",
+  },
+  {
+    name: "a restored session leaves tool calls unanswered",
+    file: "src/session/store.ts",
+    find: "for (const call of open) record.push(",
+    replace: "for (const call of open.slice(open.length)) record.push(",
+  },
+  {
+    name: "a restored session keeps tool results without their call",
+    file: "src/session/store.ts",
+    find: "      if (at === -1) {\n        dropped++;\n        continue;\n      }",
+    replace: "      if (at === -1) {\n        record.push(message);\n        continue;\n      }",
+  },
+  {
+    name: "a reply cut off mid-stream dropped from a restored session",
+    file: "src/session/store.ts",
+    find: "if (streamed) messages.push({ role: \"assistant\", content: streamed }), cutOff++;",
+    replace: "if (streamed) cutOff++;",
+  },
+  {
+    name: "--continue and --session both accepted",
+    file: "src/session/store.ts",
+    find: "if (choice.continue && choice.session !== undefined) throw",
+    replace: "if (false) throw",
+  },
+  {
+    name: "--demo continues a session",
+    file: "src/cli/demo.ts",
+    find: "if (args.continue || args.session !== undefined) throw",
+    replace: "if (false) throw",
+  },
 ];
 
 const ROOT = join(import.meta.dir, "..");

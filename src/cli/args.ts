@@ -24,6 +24,8 @@ const OPTIONS = {
   "show-prompt": { type: "boolean" },
   resume: { type: "boolean" },
   run: { type: "string" },
+  continue: { type: "boolean" },
+  session: { type: "string" },
   tasks: { type: "string" },
   seeds: { type: "string" },
   replay: { type: "string" },
@@ -59,6 +61,9 @@ export interface CliArgs {
   showPrompt: boolean;
   /** Start with the todo list saved in .glassbox/progress.json. */
   resume: boolean;
+  /** TUI and run: continue the latest saved session (--continue) or a given one (--session ID). */
+  continue: boolean;
+  session?: string;
   /** eval: the task folder, the seeds, a recorded results folder to replay, the output folder. */
   tasks?: string;
   seeds?: number[];
@@ -86,7 +91,7 @@ export interface CliArgs {
   version: boolean;
 }
 
-export const COMMANDS = ["run", "init", "audit", "wire", "doctor", "eval", "compare", "report", "undo", "mcp"] as const;
+export const COMMANDS = ["run", "init", "audit", "wire", "doctor", "eval", "compare", "report", "undo", "mcp", "sessions"] as const;
 
 /** For eval, `--resume` names the output folder to finish; elsewhere it is the todo-list flag. */
 const EVAL_OPTIONS = { ...OPTIONS, resume: { type: "string" } } as const;
@@ -131,6 +136,8 @@ export function parseCli(argv: string[]): CliArgs {
     strictPrompt: values["strict-prompt"] ?? false,
     showPrompt: values["show-prompt"] ?? false,
     resume: values.resume === true,
+    continue: values.continue ?? false,
+    session: values.session,
     tasks: values.tasks,
     seeds: values.seeds === undefined ? undefined : parseSeeds(values.seeds),
     replay: values.replay,

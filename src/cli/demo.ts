@@ -3,6 +3,7 @@ import { join } from "node:path";
 import { DEMO_MODEL } from "../session/demo-model.ts";
 import type { CliArgs } from "./args.ts";
 import { copyToyWorkspace } from "./toy-workspace.ts";
+import { UsageError } from "../session/usage-error.ts";
 
 export { copyToyWorkspace };
 
@@ -10,6 +11,7 @@ export const DEMO_TASK = "The tests fail. Find out why and fix it.";
 
 /** The demo's arguments: a fresh temporary copy of the toy workspace, never the original. */
 export function demoArgs(args: CliArgs, headless: boolean): CliArgs {
+  if (args.continue || args.session !== undefined) throw new UsageError("--demo starts on a fresh copy of the toy workspace, so it has no session to continue; drop --continue / --session");
   return {
     ...args,
     command: headless ? "run" : "tui",

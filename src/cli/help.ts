@@ -10,10 +10,10 @@ interface Usage {
 const USAGES: Usage[] = [
   { command: "tui", usage: "glassbox [options]", what: "interactive split-pane TUI" },
   { command: "tui", usage: "glassbox --demo", what: "the built-in scripted model on a fresh copy of the toy workspace" },
-  { command: "tui", usage: "glassbox --continue | --session ID", what: "reopen the latest (or a given) TUI session" },
+  { command: "tui", usage: "glassbox --continue | --session ID", what: "reopen the latest (or a given) saved session" },
   { command: "run", usage: 'glassbox run [options] "TASK"', what: "headless: one task, events on stdout, exit code = outcome" },
   { command: "init", usage: "glassbox init [--workspace DIR] [--dry-run] [--force]", what: "detect the project's checks, write glassbox.json" },
-  { command: "sessions", usage: "glassbox sessions [--workspace DIR]", what: "saved TUI sessions, newest first" },
+  { command: "sessions", usage: "glassbox sessions [--workspace DIR]", what: "saved sessions (TUI and run), most recently used first" },
   { command: "undo", usage: "glassbox undo [--run RUN_ID] [--dry-run] [--force]", what: "restore the files a run changed" },
   { command: "audit", usage: "glassbox audit [--workspace DIR] [--check | --write-lock | --print]", what: "prompt-layer and MCP tool inventory; --check fails on drift from prompts.lock" },
   { command: "mcp", usage: "glassbox mcp list | trust NAME | forget NAME", what: "MCP servers, their trust and their tools' digests" },
@@ -44,8 +44,8 @@ const OPTIONS = `Options (TUI and run):
   --show-prompt       (run) print the assembled system prompt, layer boundaries marked
   --strict-prompt     (run) prompt layers that drifted from prompts.lock are an error (exit 2)
   --resume            start with the todo list saved in .glassbox/progress.json
-  --continue          reopen the latest TUI session; with run, continue it headless
-  --session ID        reopen the TUI session ID
+  --continue          continue the latest saved session (its next request carries every earlier turn)
+  --session ID        continue the saved session ID (glassbox sessions lists them)
 
 Environment:
   OLLAMA_HOST            where Ollama is (as Ollama reads it; default 127.0.0.1:11434)

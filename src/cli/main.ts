@@ -43,6 +43,8 @@ export async function main(argv: string[]): Promise<number> {
         return await (await import("./mcp.ts")).mcpCommand(args);
       case "wire":
         return (await import("./wire.ts")).printWire(args);
+      case "sessions":
+        return (await import("./sessions.ts")).printSessions(args);
       case "tui":
         return await (await import("../tui/app.ts")).runTui(args);
     }

@@ -6,6 +6,7 @@ import { UsageError } from "../session/usage-error.ts";
 import { assembleMarked } from "../prompt/layers.ts";
 import { findModels, onlyCandidate } from "../session/find-model.ts";
 import { changedFiles } from "../undo/journal.ts";
+import { openSaved, restoreNotes, type SavedSession } from "../session/store.ts";
 
 /**
  * Headless `glassbox run`: one task, events on stdout, exit code from the stop status. Nobody is
@@ -14,18 +15,21 @@ import { changedFiles } from "../undo/journal.ts";
 export async function runHeadless(args: CliArgs, out: (line: string) => void = (line) => console.log(line)): Promise<number> {
   if (!args.task || !args.task.trim()) throw new UsageError('run needs a task: glassbox run [options] "TASK"');
   const session = openSession(args);
+  const saved = openSaved(session, args);
+  // On stderr, so stdout stays the event stream.
+  if (saved.restored) for (const note of restoreNotes(saved.restored)) console.error(`glassbox: ${note}`);
   // No --model and none in the config: whatever answers, when exactly one model does.
   if (session.spec === null) session.chooseModel(onlyCandidate(await findModels(args.baseUrl)).spec);
   try {
     // Headless nobody is asked: an untrusted server stays stopped, a quarantined tool unoffered.
     await connectServers(session, {}, args.strictPrompt);
-    return await runSession(args, session, out);
+    return await runSession(args, session, saved, out);
   } finally {
     await session.mcp.close();
   }
 }
 
-async function runSession(args: CliArgs, session: Session, out: (line: string) => void): Promise<number> {
+async function runSession(args: CliArgs, session: Session, saved: SavedSession, out: (line: string) => void): Promise<number> {
   if (args.showPrompt) {
     // With --json, stdout stays JSON Lines: the prompt for the person goes to stderr.
     const show = assembleMarked(session.layers);
@@ -36,7 +40,7 @@ async function runSession(args: CliArgs, session: Session, out: (line: string) =
   const onSignal = () => interrupt.abort();
   process.once("SIGINT", onSignal);
   process.once("SIGTERM", onSignal);
-  const run = startRun(session, args.task!, interrupt.signal);
+  const run = startRun(session, args.task!, interrupt.signal, saved);
   let status = "model_error";
   try {
     for await (const event of run.events) {
@@ -50,6 +54,7 @@ async function runSession(args: CliArgs, session: Session, out: (line: string) =
   }
   if (!args.json) {
     out(`log: ${run.logPath}`);
+    out(`session: ${saved.id} (glassbox run --continue or glassbox --continue goes on from here)`);
     const changed = changedFiles(session.workspace.root, run.runId);
     if (changed) out(`changed ${changed} file(s); to put them back: glassbox undo --workspace ${session.workspace.root} --run ${run.runId}`);
   }

@@ -19,12 +19,12 @@ import { loadConfig, type Config } from "./config.ts";
 import { createModel, parseModelSpec } from "./model-spec.ts";
 import { UsageError } from "./usage-error.ts";
 import { DEMO_MODEL, demoModel } from "./demo-model.ts";
-import type { Message } from "../core/messages.ts";
 import { ChangeJournal } from "../undo/journal.ts";
 import { chooseSandbox } from "../sandbox/detect.ts";
 import type { SandboxInfo } from "../sandbox/sandbox.ts";
 import { collectServers } from "../mcp/config.ts";
 import { McpHub, type HubQuestions } from "../mcp/hub.ts";
+import type { SavedSession } from "./store.ts";
 
 /** Milliseconds between the demo model's words in the TUI: about the pace of a small local model. */
 const DEMO_PACE_MS = 25;
@@ -246,8 +246,11 @@ export interface StartedRun {
   events: AsyncGenerator<AgentEvent>;
 }
 
-/** Starts one task; every event is written to the run's log before anyone else sees it. */
-export function startRun(session: Session, task: string, signal?: AbortSignal, record?: Message[]): StartedRun {
+/**
+ * Starts one task; every event is written to the run's log before anyone else sees it. With a
+ * saved session, the run continues its conversation and is appended to it as it goes.
+ */
+export function startRun(session: Session, task: string, signal?: AbortSignal, saved?: SavedSession): StartedRun {
   const firstMessage = session.resume ? `${session.resume}\n\n${task}` : task;
   session.resume = null;
   const runId = newRunId(session.clock.now());
@@ -259,7 +262,7 @@ export function startRun(session: Session, task: string, signal?: AbortSignal, r
     throw new UsageError(`cannot write the run log ${path} (${(error as NodeJS.ErrnoException).code ?? error}); glassbox logs every run, so the workspace must be writable`);
   }
   session.checkpoint.journal = new ChangeJournal(session.workspace.root, runId);
-  return { runId, logPath: log.path, events: logged(log, session, runId, runAgent({
+  const events = logged(log, session, runId, runAgent({
     runId,
     task: firstMessage,
     systemPrompt: assemble(session.layers),
@@ -279,9 +282,10 @@ export function startRun(session: Session, task: string, signal?: AbortSignal, r
     },
     verify: session.config.components.verification_gate ? session.config.verify : undefined,
     contextWindow: session.config.model_options.num_ctx,
-    record,
+    record: saved?.record,
     signal,
-  })) };
+  }));
+  return { runId, logPath: log.path, events: saved ? saved.save(runId, events) : events };
 }
 
 /** Logs each event before anyone sees it, saves the plan on each change; prompt drift is said right after run_start. */

@@ -3,7 +3,7 @@ import { sandboxBadge } from "./sandbox-badge.ts";
 import { connectServers, openSession, startRun, type Session } from "../session/session.ts";
 import { parseModelSpec } from "../session/model-spec.ts";
 import type { AgentEvent } from "../core/events.ts";
-import type { Message } from "../core/messages.ts";
+import { openSaved, restoreNotes, shortTime, summarize, type SavedSession } from "../session/store.ts";
 import { fetchJson } from "../model/http.ts";
 import { assembleMarked } from "../prompt/layers.ts";
 import { layerStates, readLock } from "../prompt/lock.ts";
@@ -65,8 +65,9 @@ export async function runTui(args: CliArgs, options: TuiOptions = {}): Promise<n
   let modal: ApprovalModal | null = null;
   // Usage and config mistakes surface here, before the screen takes over the terminal.
   const session = openSession(args, (request) => modal!.ask(request));
+  const saved = openSaved(session, args);
   const screen = createScreen();
-  const app = new TuiApp(screen, session, args);
+  const app = new TuiApp(screen, session, args, saved);
   modal = app.modal;
   app.startServers();
   if (options.autoStart && args.task) app.send(args.task);
@@ -94,7 +95,6 @@ class TuiApp {
   private readonly status: Widgets.BoxElement;
   private readonly scheduler: RenderScheduler;
   private readonly draw: () => void;
-  private readonly record: Message[] = [];
   private view: RunView;
   private running: AbortController | null = null;
   /** The latest run's id: its undo journal says whether it changed files. */
@@ -111,6 +111,7 @@ class TuiApp {
     private readonly screen: Widgets.Screen,
     private readonly session: Session,
     private readonly args: CliArgs,
+    private readonly saved: SavedSession,
   ) {
     this.finished = new Promise((resolve) => (this.quit = resolve));
     // A scripted model has no server to ask: the window the context manager works against is num_ctx.
@@ -160,6 +161,7 @@ class TuiApp {
 
     this.transcript.line(`glassbox · ${sanitize(session.model.name)} · workspace ${sanitize(session.workspace.root)}`, "notice");
     if (session.sandbox.kind === "none") this.transcript.line(`Checks run UNSANDBOXED: ${sanitize(session.sandbox.reason)}.`, "notice");
+    this.restore();
     this.transcript.line("Type a task and press Enter. ? shows the keys.", "notice");
     this.startTyping();
     // Benchmark hook for scripts/bench-tui.ts: does nothing unless GLASSBOX_BENCH_REPORT is set.
@@ -265,12 +267,10 @@ class TuiApp {
     }
     this.warning = "";
     this.quitArmed = false;
-    this.transcript.line(`› ${text}`, "user");
-    this.meters.startRun();
     const abort = new AbortController();
     this.running = abort;
     this.ticker = setInterval(() => this.scheduler.request(), 500);
-    const run = startRun(this.session, text, abort.signal, this.record);
+    const run = startRun(this.session, text, abort.signal, this.saved);
     this.runId = run.runId;
     void (async () => {
       try {
@@ -317,10 +317,36 @@ class TuiApp {
     }
   }
 
-  private onEvent(event: AgentEvent): void {
-    this.view = fold(this.view, event, Date.now());
+  /**
+   * A continued session: the transcript, verdicts and meters drawn again from its saved events,
+   * the plan from its last todo list. Said first: what was skipped, and a change of model.
+   */
+  private restore(): void {
+    const restored = this.saved.restored;
+    if (!restored) {
+      this.transcript.line(`session ${this.saved.id}, saved as it goes (glassbox --continue reopens it)`, "notice");
+      return;
+    }
+    const summary = summarize(restored);
+    this.transcript.line(`session ${restored.id} restored: ${summary.runs} run(s) since ${shortTime(restored.startedAt)}`, "notice");
+    for (const { event, at } of restored.events) this.onEvent(event, at);
+    // A run cut off by the end of glassbox has no stop: its meters end where its last line was written.
+    if (summary.lastStatus === "unfinished") this.view = { ...this.view, state: "unfinished", endedAt: restored.lastAt, streamStartedAt: null };
+    for (const note of restoreNotes(restored)) this.transcript.line(note, "notice");
+    // With no model named yet the picker asks; its choice is said where the model is shown.
+    if (this.session.spec !== null && summary.model && summary.model !== this.session.model.name) this.transcript.line(`this session ran with ${sanitize(summary.model)}; it continues with ${sanitize(this.session.model.name)}`, "notice");
+    this.transcript.line("── restored up to here: the next message continues this conversation ──", "notice");
+    this.warning = "";
+  }
+
+  private onEvent(event: AgentEvent, now = Date.now()): void {
+    this.view = fold(this.view, event, now);
     const t = this.transcript;
     switch (event.kind) {
+      case "run_start":
+        t.line(`› ${event.task}`, "user");
+        this.meters.startRun();
+        break;
       case "model_request":
         t.buffer.newline();
         break;
@@ -534,6 +560,8 @@ class TuiApp {
   }
 
   private paint(): void {
+    // Streamed text goes to the saved session before it reaches the screen.
+    this.saved.flush();
     const now = Date.now();
     this.transcript.draw();
     this.verdicts.draw();

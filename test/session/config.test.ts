@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { parseCli } from "../../src/cli/args.ts";
 import { loadConfig } from "../../src/session/config.ts";
 import { openSession } from "../../src/session/session.ts";
-import { UsageError } from "../../src/session/usage-error.ts";
+import { usageError } from "../helpers/usage-error.ts";
 import { DEFAULT_LIMITS } from "../../src/core/limits.ts";
 import { glassbox, scriptFile } from "../helpers/cli.ts";
 import { call } from "../helpers/run.ts";
@@ -17,16 +17,6 @@ function configIn(dir: string, config: unknown): string {
   return path;
 }
 
-/** The UsageError a call throws (fails the test when it throws nothing or something else). */
-function usageError(thunk: () => unknown): UsageError {
-  try {
-    thunk();
-  } catch (error) {
-    expect(error).toBeInstanceOf(UsageError);
-    return error as UsageError;
-  }
-  throw new Error("expected a UsageError, nothing was thrown");
-}
 
 describe("loadConfig", () => {
   test("no glassbox.json and no --config: the defaults", () => {

@@ -1,5 +1,6 @@
 import { parseArgs } from "node:util";
 import { LIMIT_NAMES, LimitOverridesSchema, type LimitOverrides } from "../core/limits.ts";
+import type { SessionArgs } from "../session/session.ts";
 import { parseWith } from "../session/config.ts";
 import { UsageError } from "../session/usage-error.ts";
 
@@ -38,20 +39,11 @@ const OPTIONS = {
   version: { type: "boolean", short: "v" },
 } as const;
 
-export interface CliArgs {
+/** The command line: what a session is opened from (SessionArgs), plus what the commands read. */
+export interface CliArgs extends SessionArgs {
   command: "tui" | (typeof COMMANDS)[number];
   task: string | null;
-  model?: string;
-  baseUrl?: string;
-  workspace?: string;
-  config?: string;
-  allow: string[];
-  deny: string[];
-  limits: LimitOverrides;
   json: boolean;
-  record?: string;
-  execute: boolean;
-  offerTools: boolean;
   demo: boolean;
   /** audit: --check, --write-lock or --print (null: the table). */
   auditMode: "check" | "write-lock" | "print" | null;

@@ -5,13 +5,10 @@ import { describeHidden } from "../prompt/hidden.ts";
 import { CallFailure, type RawTool, type ServerConnection } from "./client.ts";
 import { compileInputSchema, refusalFor, SchemaProblem } from "./schema.ts";
 import type { McpLimits } from "./limits.ts";
+import { mcpToolName } from "./config.ts";
 
 /** A server's tool name must survive every model API's tool-name rules once prefixed. */
 const TOOL_NAME = /^[A-Za-z0-9_-]{1,48}$/;
-
-export function mcpToolName(server: string, tool: string): string {
-  return `mcp__${server}__${tool}`;
-}
 
 /**
  * The one wrapper that turns a server's tool into a glassbox Tool, so approval, validation,

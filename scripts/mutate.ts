@@ -522,6 +522,30 @@ export const MUTANTS: Mutant[] = [
     replace: "VOICE_STYLE[row.voice][0] + row.text + VOICE_STYLE[row.voice][1]",
   },
   {
+    name: "the terminal scrolls the transcript by a row too many",
+    file: "src/tui/panes/transcript-pane.ts",
+    find: "if (moved > 0) screen.deleteLine(moved, top, top, bottom);",
+    replace: "if (moved > 0) screen.deleteLine(moved + 1, top, top, bottom);",
+  },
+  {
+    name: "every cursor move at a row's start dropped",
+    file: "src/tui/blessed.ts",
+    find: "output.replace(/\\x1b\\[\\d+;1H(?=\\x1b\\[\\d+;\\d+H)/g, \"\")",
+    replace: "output.replace(/\\x1b\\[\\d+;1H/g, \"\")",
+  },
+  {
+    name: "short runs rewritten in other colours",
+    file: "src/tui/blessed.ts",
+    find: "same = line[i]![0] === before[0] && plainAscii(line[i]![1]);",
+    replace: "same = plainAscii(line[i]![1]);",
+  },
+  {
+    name: "a key's echo waits for the frame pace",
+    file: "src/tui/render-scheduler.ts",
+    find: "if (this.expedited && wait > 0 && this.quick === null) {",
+    replace: "if (false) {",
+  },
+  {
     name: "a check not detached from the terminal's process group",
     file: "src/tools/checks.ts",
     find: "stdin: \"ignore\", stdout: \"pipe\", stderr: \"pipe\", detached: true });",

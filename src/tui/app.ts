@@ -18,7 +18,7 @@ import { MetersPane } from "./panes/meters-pane.ts";
 import { PlanPane } from "./panes/plan-pane.ts";
 import { TranscriptPane } from "./panes/transcript-pane.ts";
 import { VerdictsPane } from "./panes/verdicts-pane.ts";
-import { RenderScheduler } from "./render-scheduler.ts";
+import { RenderScheduler, paceFor } from "./render-scheduler.ts";
 import { emptyView, fold, meters, type RunView } from "./run-view.ts";
 import { safeTagged, sanitize } from "./sanitize.ts";
 import { ModelChoice } from "./model-choice.ts";
@@ -44,6 +44,7 @@ p            show the full system prompt, each layer marked
 m            (on an empty input line, between runs) choose the model: what answers on this machine
 u            (on an empty input line, between runs) undo the last run that changed files: shows them, asks y/n
 ? / F1       this help (? on an empty input line; F1 anywhere)
+Ctrl-L       draw the whole screen again (after another program wrote over it)
 Ctrl-C       quit (asks first while a run is active; a second Ctrl-C forces)
 
 Everything the model writes and every tool result is shown escaped: control characters and
@@ -130,7 +131,7 @@ class TuiApp {
     this.layerStates = layerStates(this.lock, session.layers);
     this.input = blessed.textbox({ parent: screen, ...l.input, border: "line", label: " message (Enter sends) ", style: { border: { fg: "gray" }, focus: { border: { fg: "cyan" } } } });
     this.status = blessed.box({ parent: screen, ...l.status, tags: true, style: { bg: "blue", fg: "white" } });
-    this.scheduler = new RenderScheduler(() => this.paint());
+    this.scheduler = new RenderScheduler((full) => this.paint(full));
     // blessed also redraws by itself (focus effects, every key typed in the input line): those go
     // through the scheduler too, so there is at most one render per frame.
     this.draw = screen.render.bind(screen);
@@ -151,11 +152,12 @@ class TuiApp {
       redraw: () => this.scheduler.request(),
       running: () => this.running !== null,
     });
-    onInputKey(this.input, (ch, name, line) => this.choice.inputKey(ch, name, line) || this.inputCommand(ch, line));
+    // A key's echo never waits for the frame pace, not even while text pours in.
+    onInputKey(this.input, (ch, name, line) => (this.scheduler.expedite(), this.choice.inputKey(ch, name, line) || this.inputCommand(ch, line)));
     this.overlay = new Overlay(screen, () => this.onOverlayChange());
 
     // While the input line reads keys, only these still reach the screen's handler.
-    (screen as unknown as { ignoreLocked: string[] }).ignoreLocked = ["C-c", "escape", "tab", "f1"];
+    (screen as unknown as { ignoreLocked: string[] }).ignoreLocked = ["C-c", "C-l", "escape", "tab", "f1"];
     screen.on("keypress", (ch: string | undefined, key: Widgets.Events.IKeyEventArg) => this.onKey(ch, key));
     screen.on("resize", () => this.relayout());
 
@@ -412,11 +414,15 @@ class TuiApp {
         break;
       }
     }
-    this.scheduler.request();
+    // A reply's last words are drawn at once, not at the pace of text pouring in.
+    if (event.kind === "model_reply") this.scheduler.soon();
+    else this.scheduler.request();
   }
 
   private onKey(ch: string | undefined, key: Widgets.Events.IKeyEventArg): void {
+    this.scheduler.expedite();
     if (key.full === "C-c") return this.onCtrlC();
+    if (key.full === "C-l") return this.redrawAll();
     if (this.overlay.open) {
       this.overlay.key(key.name);
       return;
@@ -515,6 +521,12 @@ class TuiApp {
     void this.session.mcp.close().finally(() => this.quit(0));
   }
 
+  /** Forgets what the terminal shows and draws every cell: frames otherwise write only what changed. */
+  private redrawAll(): void {
+    this.screen.realloc();
+    this.scheduler.soon();
+  }
+
   private cycleFocus(): void {
     const order: Widgets.BlessedElement[] = [this.input, this.transcript.box, this.verdicts.box];
     const next = order[(order.indexOf(this.screen.focused as Widgets.BlessedElement) + 1) % order.length]!;
@@ -559,11 +571,15 @@ class TuiApp {
     this.scheduler.request();
   }
 
-  private paint(): void {
+  /** `full` false: a quick frame for a key's echo, which leaves the transcript where it was. */
+  private paint(full = true): void {
     // Streamed text goes to the saved session before it reaches the screen.
     this.saved.flush();
     const now = Date.now();
-    this.transcript.draw();
+    if (full) {
+      this.transcript.draw();
+      this.scheduler.frameMs = paceFor(this.transcript.rowsPerSecond());
+    }
     this.verdicts.draw();
     this.meters.draw(meters(this.view, now));
     this.layers.draw(

@@ -311,6 +311,7 @@ export function createScreen(options: Widgets.IScreenOptions = {}): Widgets.Scre
     for (const signal of signals) process.off(signal, onSignal);
     process.off("exit", restore);
   }
+  drawEconomically(screen);
   // The caller destroying the screen itself ends our duty too.
   screen.once("destroy", () => {
     restored = true;
@@ -330,4 +331,69 @@ export function createScreen(options: Widgets.IScreenOptions = {}): Widgets.Scre
 export function updateContent(element: Widgets.BlessedElement, content: string): void {
   if ((element as unknown as { content: string }).content === content) return;
   (element as unknown as { setContent(content: string, noClear: boolean): void }).setContent(content, true);
+}
+
+/** A cell of blessed's screen buffers: its attribute (colours and flags packed) and its character. */
+type Cell = [attr: number, ch: string];
+type Row = Cell[] & { dirty?: boolean };
+
+/** Never a character on screen: a cell of the terminal's record marked so, differs from every cell. */
+const UNKNOWN = "\u0000";
+
+/**
+ * blessed skips a cell that did not change with "cursor forward" (`ESC [ n C`, 4 bytes), even
+ * a single one between two changed words; a new row of text costs a quarter more bytes than its
+ * characters. Runs of at most this many unchanged cells are written again instead, where writing
+ * them costs no more: same colours as the changed cell before them, plain ASCII (no line-drawing
+ * mode to switch).
+ */
+const REWRITE_RUN = 3;
+
+function plainAscii(ch: string): boolean {
+  return ch.length === 1 && ch >= " " && ch <= "~";
+}
+
+/** Marks the short unchanged runs of the dirty rows in `lines` as unknown in `drawn`, so blessed writes them. */
+export function rewriteShortRuns(lines: Row[], drawn: Row[], start: number, end: number): void {
+  for (let y = start; y <= end; y++) {
+    const line = lines[y];
+    const old = drawn[y];
+    if (!line?.dirty || !old) continue;
+    for (let x = 1; x < line.length; x++) {
+      const before = line[x - 1]!;
+      // A run starts after a changed cell.
+      if (line[x]![0] !== old[x]![0] || line[x]![1] !== old[x]![1]) continue;
+      if (before[0] === old[x - 1]![0] && before[1] === old[x - 1]![1]) continue;
+      let runEnd = x;
+      while (runEnd < line.length && runEnd - x <= REWRITE_RUN && line[runEnd]![0] === old[runEnd]![0] && line[runEnd]![1] === old[runEnd]![1]) runEnd++;
+      // Only a short run with a changed cell after it: a long one, or the rest of a row, is skipped cheaper.
+      if (runEnd - x > REWRITE_RUN || runEnd === line.length || !plainAscii(before[1])) continue;
+      let same = true;
+      for (let i = x; i < runEnd && same; i++) same = line[i]![0] === before[0] && plainAscii(line[i]![1]);
+      if (same) for (let i = x; i < runEnd; i++) old[i]![1] = UNKNOWN;
+      x = runEnd;
+    }
+  }
+}
+
+/** A cursor move that another one follows at once does nothing; blessed starts every row it draws with one. */
+export function dropIdleMoves(output: string): string {
+  return output.replace(/\x1b\[\d+;1H(?=\x1b\[\d+;\d+H)/g, "");
+}
+
+/**
+ * Fewer bytes per frame, the same screen: what a user pays over SSH, in a slow terminal or on
+ * battery (scripts/bench-tui.ts measures it).
+ */
+function drawEconomically(screen: Widgets.Screen): void {
+  const internals = screen as unknown as { lines: Row[]; olines: Row[]; draw(start: number, end: number): void; program: { _write(text: string): unknown } };
+  const draw = internals.draw;
+  internals.draw = function (this: typeof internals, start: number, end: number) {
+    rewriteShortRuns(this.lines, this.olines, start, end);
+    return draw.call(this, start, end);
+  };
+  const write = internals.program._write;
+  internals.program._write = function (this: unknown, text: string) {
+    return write.call(this, dropIdleMoves(text));
+  };
 }

@@ -10,28 +10,67 @@ const realTimers: Timers = {
   clear: (handle) => clearTimeout(handle as ReturnType<typeof setTimeout>),
 };
 
+/** About 30 frames a second: streamed text a person can read looks the same as at 60, for a third less CPU. */
+export const FRAME_MS = 33;
+/**
+ * The pace while text scrolls by faster than anyone reads it: 8 frames a second still shows it
+ * moving, and every frame that scrolls costs the terminal the side column's cells again.
+ */
+export const POURING_FRAME_MS = 125;
+/** Rows scrolled into view per second beyond which text pours: no one reads ten rows a second. */
+export const POURING_ROWS_PER_SECOND = 10;
+
+/** The frame pace for text scrolling by at `rowsPerSecond`. */
+export function paceFor(rowsPerSecond: number): number {
+  return rowsPerSecond >= POURING_ROWS_PER_SECOND ? POURING_FRAME_MS : FRAME_MS;
+}
+
 /**
  * Tokens arrive faster than a terminal should redraw: any number of requests within one frame
- * become one render, at most one per `frameMs`. The default is about 30 frames a second:
- * streamed text reads the same, and while 2,000 tokens/s stream in it costs about a third less
- * CPU than 60 (scripts/bench-tui.ts). A request after a quiet spell draws at once, so a key
- * press is not delayed.
+ * become one render, at most one per `frameMs` (which the app may change: see POURING_FRAME_MS).
+ * A request after a quiet spell draws at once.
+ *
+ * After `expedite()` (a key typed), the next request also draws at once, but as a quick frame
+ * (`render(false)`): the app leaves the transcript as it is and only the key's echo reaches the
+ * terminal; the full frame still comes at the pace, which the quick one does not move.
  */
 export class RenderScheduler {
   private pending: unknown = null;
+  private quick: unknown = null;
   private last = -Infinity;
+  private expedited = false;
   renders = 0;
 
   constructor(
-    private readonly render: () => void,
-    private readonly frameMs = 33,
+    private readonly render: (full: boolean) => void,
+    public frameMs = FRAME_MS,
     private readonly timers: Timers = realTimers,
   ) {}
 
   request(): void {
+    const now = this.timers.now();
+    const wait = Math.max(0, this.last + this.frameMs - now);
+    if (this.expedited && wait > 0 && this.quick === null) {
+      this.quick = this.timers.set(() => {
+        this.quick = null;
+        this.renders++;
+        this.render(false);
+      }, 0);
+    }
+    this.expedited = false;
     if (this.pending !== null) return;
-    const wait = Math.max(0, this.last + this.frameMs - this.timers.now());
     this.pending = this.timers.set(() => this.run(), wait);
+  }
+
+  /** The next request draws at once (as a quick frame if a full one is not due yet). */
+  expedite(): void {
+    this.expedited = true;
+  }
+
+  /** A full frame at the next turn of the event loop, whatever the pace (the end of a reply). */
+  soon(): void {
+    if (this.pending !== null) this.timers.clear(this.pending);
+    this.pending = this.timers.set(() => this.run(), 0);
   }
 
   /** Draws now if anything is waiting (before a modal opens, before quitting). */
@@ -43,13 +82,15 @@ export class RenderScheduler {
 
   stop(): void {
     if (this.pending !== null) this.timers.clear(this.pending);
-    this.pending = null;
+    if (this.quick !== null) this.timers.clear(this.quick);
+    this.pending = this.quick = null;
   }
 
   private run(): void {
-    this.pending = null;
+    if (this.quick !== null) this.timers.clear(this.quick); // the full frame shows the key too
+    this.pending = this.quick = null;
     this.last = this.timers.now();
     this.renders++;
-    this.render();
+    this.render(true);
   }
 }

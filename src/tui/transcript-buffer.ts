@@ -119,6 +119,11 @@ export class TranscriptBuffer {
     return { top: this.top, total: this.length };
   }
 
+  /** The row at the top of the view, counted from the first row ever kept (dropped rows included). */
+  firstShown(): number {
+    return this.dropped + this.top;
+  }
+
   /** Wraps `text` and adds its rows; the first continues the row above by `joint`. */
   private push(text: string, voice: Voice, joint: Joint | null): void {
     const joints: Joint[] = [];

@@ -2,7 +2,7 @@ import { afterAll, describe, expect, spyOn, test } from "bun:test";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { embeddedTerminfoPath, isLegacyTerminfo, terminalProblem, terminfoFor } from "../../src/tui/blessed.ts";
+import { dropIdleMoves, embeddedTerminfoPath, isLegacyTerminfo, rewriteShortRuns, terminalProblem, terminfoFor } from "../../src/tui/blessed.ts";
 
 // The same module instances src/tui/blessed.ts patched (one module per resolved path).
 const Tput = require("blessed/lib/tput");
@@ -99,4 +99,41 @@ describe("terminfo fallback", () => {
 test("unicode.charWidth('\\t') never loads the blessed package entry", () => {
   expect(unicode.blessed?.screen).toBe(require("blessed/lib/widgets/screen"));
   expect(unicode.charWidth("\t")).toBe(8); // no screen: blessed's default tab width
+});
+
+describe("drawing economies", () => {
+  type Cell = [number, string];
+  const row = (text: string, attr = 0): Cell[] & { dirty?: boolean } => Object.assign([...text].map((ch): Cell => [attr, ch]), { dirty: true });
+
+  test("short unchanged runs between changed cells are marked to be written again; long ones and the row's end are not", () => {
+    const drawn = [row("aaaa bbbb cccc          end")];
+    const lines = [row("xxxx bbbb yyyy          end")];
+    // Changed: 0-3 and 10-13. Unchanged between them: " bbbb " (6 cells: too long), then 10 spaces and "end" up to the row's end.
+    rewriteShortRuns(lines, drawn, 0, 0);
+    expect(drawn[0]!.map((cell) => cell[1]).join("")).toBe("aaaa bbbb cccc          end");
+    const drawn2 = [row("w1 w2 w3")];
+    const lines2 = [row("w4 w5 w6")];
+    rewriteShortRuns(lines2, drawn2, 0, 0);
+    // "w" and " " are unchanged between changed digits: rewritten (marked unknown), so one byte each instead of a cursor move.
+    expect(drawn2[0]!.map((cell) => (cell[1] === "\u0000" ? "?" : cell[1])).join("")).toBe("w1??2??3");
+  });
+
+  test("a run in other colours than the cell before it, a row not dirty, or line-drawing characters stay skipped", () => {
+    const drawn = [row("w1 w2")];
+    const lines = [Object.assign([[0, "w"], [0, "4"], [5, " "], [0, "w"], [0, "5"]] as Cell[], { dirty: true })];
+    drawn[0]![2] = [5, " "];
+    rewriteShortRuns(lines, drawn, 0, 0);
+    expect(drawn[0]![2]![1]).toBe(" ");
+    const clean = [row("w1 w2")];
+    const unchanged = Object.assign(row("w4 w5"), { dirty: false });
+    rewriteShortRuns([unchanged], clean, 0, 0);
+    expect(clean[0]!.some((cell) => cell[1] === "\u0000")).toBe(false);
+    const box = [row("│a│b")];
+    rewriteShortRuns([row("│c│d")], box, 0, 0);
+    expect(box[0]!.some((cell) => cell[1] === "\u0000")).toBe(false);
+  });
+
+  test("a cursor move followed at once by another is dropped; every other one stays", () => {
+    expect(dropIdleMoves("\x1b[2;1H\x1b[2;101Hsteps\x1b[3;1Hcalls\x1b[4;1H\x1b[5C")).toBe("\x1b[2;101Hsteps\x1b[3;1Hcalls\x1b[4;1H\x1b[5C");
+  });
 });

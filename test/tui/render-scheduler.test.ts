@@ -1,5 +1,5 @@
 import { expect, test } from "bun:test";
-import { RenderScheduler, type Timers } from "../../src/tui/render-scheduler.ts";
+import { FRAME_MS, POURING_FRAME_MS, POURING_ROWS_PER_SECOND, RenderScheduler, paceFor, type Timers } from "../../src/tui/render-scheduler.ts";
 
 /** Timers that run only when the test moves the clock. */
 class FakeTimers implements Timers {
@@ -69,4 +69,47 @@ test("a request after a quiet spell renders at once; flush draws what is waiting
   scheduler.stop();
   timers.advance(100);
   expect(renders).toBe(2);
+});
+
+test("after expedite a request draws a quick frame at once, and the full frame still comes at the pace", () => {
+  const timers = new FakeTimers();
+  const frames: boolean[] = [];
+  const scheduler = new RenderScheduler((full) => frames.push(full), 100, timers);
+  scheduler.request();
+  timers.advance(0);
+  expect(frames).toEqual([true]);
+  timers.advance(10);
+  scheduler.request(); // a token: waits for the pace
+  scheduler.expedite();
+  scheduler.request(); // a key
+  timers.advance(0);
+  expect(frames).toEqual([true, false]);
+  timers.advance(89);
+  expect(frames).toEqual([true, false]);
+  timers.advance(1);
+  expect(frames).toEqual([true, false, true]); // 100 ms after the last full frame: the quick one did not move it
+});
+
+test("a quick frame is not drawn when the full one is due anyway; soon() draws a full frame at once", () => {
+  const timers = new FakeTimers();
+  const frames: boolean[] = [];
+  const scheduler = new RenderScheduler((full) => frames.push(full), 100, timers);
+  timers.advance(500);
+  scheduler.expedite();
+  scheduler.request();
+  timers.advance(0);
+  expect(frames).toEqual([true]);
+  timers.advance(20);
+  scheduler.request();
+  scheduler.soon(); // the end of a reply
+  timers.advance(0);
+  expect(frames).toEqual([true, true]);
+  timers.advance(200);
+  expect(frames).toEqual([true, true]);
+});
+
+test("text scrolling by faster than anyone reads slows the pace; slower text keeps it", () => {
+  expect(paceFor(POURING_ROWS_PER_SECOND)).toBe(POURING_FRAME_MS);
+  expect(paceFor(POURING_ROWS_PER_SECOND - 1)).toBe(FRAME_MS);
+  expect(POURING_FRAME_MS).toBeGreaterThan(FRAME_MS);
 });

@@ -1,0 +1,64 @@
+import { afterEach, expect, test } from "bun:test";
+import { PassThrough } from "node:stream";
+import { createScreen, type Widgets } from "../../../src/tui/blessed.ts";
+import { layout } from "../../../src/tui/layout.ts";
+import { TranscriptPane } from "../../../src/tui/panes/transcript-pane.ts";
+
+/** A real blessed screen, 160×45, writing to a stream this test reads instead of a terminal. */
+function fakeTerminal(): { screen: Widgets.Screen; frame(draw: () => void): string } {
+  const output = Object.assign(new PassThrough(), { columns: 160, rows: 45, isTTY: true });
+  const input = Object.assign(new PassThrough(), { isTTY: true, setRawMode: () => {} });
+  const screen = createScreen({ input: input as never, output: output as never, terminal: "xterm-256color" });
+  let written = "";
+  output.on("data", (chunk: Buffer) => (written += chunk.toString("utf8")));
+  open.push(screen);
+  return {
+    screen,
+    /** What one frame wrote: `draw` updates the widgets, then the screen renders. */
+    frame(draw) {
+      written = "";
+      draw();
+      screen.render();
+      (screen.program as unknown as { flush(): void }).flush(); // blessed buffers writes until the next tick
+      return written;
+    },
+  };
+}
+
+const open: Widgets.Screen[] = [];
+afterEach(() => {
+  for (const screen of open.splice(0)) screen.destroy();
+});
+
+const line = (n: number) => `line ${n} of the transcript, long enough to be worth not writing twice`;
+
+test("a transcript that moved down by k rows makes the terminal delete k lines and writes only the k new ones", () => {
+  const { screen, frame } = fakeTerminal();
+  const pane = new TranscriptPane(screen, layout(160, 45).transcript);
+  for (let n = 1; n <= 100; n++) pane.line(line(n), "assistant");
+  const first = frame(() => pane.draw());
+  expect(first).toContain(line(100));
+  for (let n = 101; n <= 105; n++) pane.line(line(n), "assistant");
+  const second = frame(() => pane.draw());
+  // A scroll region over the pane's inner rows (2..40 counted from 1), then five lines deleted at its top.
+  expect(second).toContain("\x1b[2;40r\x1b[2;1H\x1b[5M");
+  for (let n = 101; n <= 105; n++) expect(second).toContain(line(n));
+  expect(second).not.toContain(line(100)); // already on screen: moved by the terminal, not written
+  expect(second.length).toBeLessThan(first.length / 3);
+});
+
+test("scrolling back up inserts lines; a jump of a whole pane or more, a move or a resize writes the rows instead", () => {
+  const { screen, frame } = fakeTerminal();
+  const rect = layout(160, 45).transcript;
+  const pane = new TranscriptPane(screen, rect);
+  for (let n = 1; n <= 100; n++) pane.line(line(n), "assistant");
+  frame(() => pane.draw());
+  pane.scroll(-3);
+  expect(frame(() => pane.draw())).toContain("\x1b[2;1H\x1b[3L");
+  pane.scroll(-40);
+  const jumped = frame(() => pane.draw());
+  expect(jumped).not.toMatch(/\x1b\[\d+[LM]/);
+  pane.place({ ...rect, width: rect.width - 10 });
+  pane.scroll("bottom");
+  expect(frame(() => pane.draw())).not.toMatch(/\x1b\[\d+[LM]/);
+});

@@ -443,15 +443,54 @@ class TmuxBench {
     return result.stdout.toString();
   }
 
-  /** A tmux command through the control client: no spawn, so a key's timing is the pane's. */
-  command(line: string): void {
+  /** Replies still to come from the control client, oldest first (tmux answers in order). */
+  private replies: Array<(lines: string[]) => void> = [];
+
+  /**
+   * A tmux command through the control client: no process spawned, so a key's timing is the
+   * pane's and a capture takes a fraction of a millisecond. Resolves with the command's output.
+   */
+  command(line: string): Promise<string[]> {
     if (!this.control) {
       this.control = Bun.spawn([this.tmux, "-L", this.socket, "-f", "/dev/null", "-C", "attach", "-t", "keep"], { stdin: "pipe", stdout: "pipe", stderr: "inherit" });
-      this.control.stdin.write("refresh-client -f no-output\n");
-      void new Response(this.control.stdout).arrayBuffer(); // drained: replies to our commands
+      void this.readReplies(this.control.stdout);
+      void this.command("refresh-client -f no-output");
     }
+    const reply = new Promise<string[]>((resolve) => this.replies.push(resolve));
     this.control.stdin.write(line + "\n");
     this.control.stdin.flush();
+    return reply;
+  }
+
+  /** The pane's screen as text, through the control client. */
+  async capture(name: string): Promise<string> {
+    return (await this.command(`capture-pane -p -t ${name}`)).join("\n");
+  }
+
+  /** Each command's output comes between `%begin` and `%end` (or `%error`); other `%` lines are notifications. */
+  private async readReplies(stdout: ReadableStream<Uint8Array>): Promise<void> {
+    const decoder = new TextDecoder();
+    let pending = "";
+    let block: string[] | null = null;
+    // A block's last field is 1 for a command this client sent (the attach's own block has 0).
+    let ours = false;
+    for await (const chunk of stdout) {
+      pending += decoder.decode(chunk, { stream: true });
+      let newline: number;
+      while ((newline = pending.indexOf("\n")) >= 0) {
+        const line = pending.slice(0, newline);
+        pending = pending.slice(newline + 1);
+        if (block === null) {
+          if (line.startsWith("%begin ")) {
+            block = [];
+            ours = line.endsWith(" 1");
+          }
+        } else if (line.startsWith("%end ") || line.startsWith("%error ")) {
+          if (ours) this.replies.shift()?.(block);
+          block = null;
+        } else block.push(line);
+      }
+    }
   }
 
   close(): void {
@@ -547,8 +586,8 @@ async function streamInTmux(bench: TmuxBench, server: ServerHandle, prefill: num
     await waitForReport(reportFile, "first_frame", 20_000);
     await Bun.sleep(1000);
     const tokens = Math.round(seconds * rate);
-    bench.command(`send-keys -t ${name} -l "bench ${tokens} ${rate}"`);
-    bench.command(`send-keys -t ${name} Enter`);
+    void bench.command(`send-keys -t ${name} -l "bench ${tokens} ${rate}"`);
+    void bench.command(`send-keys -t ${name} Enter`);
     const start = await server.next("stream_start", 10_000);
     const bytes0 = output.bytes;
     const cpu0 = cpuSeconds(pid);
@@ -557,9 +596,9 @@ async function streamInTmux(bench: TmuxBench, server: ServerHandle, prefill: num
     // From the stream's end: the last token on the pane's screen, polled (a frame writes only the
     // cells that changed, so the output need not hold the token as one run of text).
     const drawn = ended.then(async (end) => {
-      for (let tries = 0; tries < 1000; tries++) {
-        if (tokensOnScreen(bench.run("capture-pane", "-p", "-t", name), tokens).last === tokenText(tokens)) return Math.max(0, Date.now() - end.at);
-        await Bun.sleep(2);
+      for (let tries = 0; tries < 5000; tries++) {
+        if (tokensOnScreen(await bench.capture(name), tokens).last === tokenText(tokens)) return Math.max(0, Date.now() - end.at);
+        await Bun.sleep(1);
       }
       return NaN;
     });
@@ -570,12 +609,12 @@ async function streamInTmux(bench: TmuxBench, server: ServerHandle, prefill: num
     while (streaming) {
       const sent = performance.now();
       const seen = output.next((text) => text.includes(ECHO_KEY), ECHO_TIMEOUT_MS);
-      bench.command(`send-keys -t ${name} -l ${ECHO_KEY}`);
+      void bench.command(`send-keys -t ${name} -l ${ECHO_KEY}`);
       const at = await seen;
       if (!streaming) break; // the stream ended meanwhile: that key was not typed while streaming
       echo.push(at === null ? ECHO_TIMEOUT_MS : at - sent);
       await Bun.sleep(80);
-      bench.command(`send-keys -t ${name} BSpace`);
+      void bench.command(`send-keys -t ${name} BSpace`);
       await Bun.sleep(120);
     }
     const end = await ended;
@@ -610,7 +649,7 @@ async function streamInTmux(bench: TmuxBench, server: ServerHandle, prefill: num
       threads,
     };
   } finally {
-    bench.command(`send-keys -t ${name} C-c`);
+    await bench.command(`send-keys -t ${name} C-c`);
     await Bun.sleep(300);
     try {
       bench.run("kill-session", "-t", name);

@@ -546,6 +546,18 @@ export const MUTANTS: Mutant[] = [
     replace: "if (false) {",
   },
   {
+    name: "a text chunk's usage read past",
+    file: "src/model/llamacpp.ts",
+    find: "if (!rest.endsWith(\"}\") || rest.includes('\"usage\"') || ",
+    replace: "if (!rest.endsWith(\"}\") || ",
+  },
+  {
+    name: "an escaped quote taken for the end of a chunk's text",
+    file: "src/model/llamacpp.ts",
+    find: "if (backslashes % 2 === 0) break;",
+    replace: "break;",
+  },
+  {
     name: "a check not detached from the terminal's process group",
     file: "src/tools/checks.ts",
     find: "stdin: \"ignore\", stdout: \"pipe\", stderr: \"pipe\", detached: true });",

@@ -162,7 +162,8 @@ export async function* runAgent(input: RunInput): AsyncGenerator<AgentEvent> {
       for await (const delta of input.model.reply({ messages: view, tools: declarations, signal: scope.signal })) {
         builder.add(delta);
         if (delta.type === "text" || delta.type === "thinking") {
-          yield { kind: "model_delta", step: steps, channel: delta.type, text: delta.text, tokens: ++pieces };
+          pieces += delta.chunks ?? 1;
+          yield { kind: "model_delta", step: steps, channel: delta.type, text: delta.text, tokens: pieces };
         } else if (delta.type === "tool_call") {
           pieces++;
         } else if (delta.type === "notice") {

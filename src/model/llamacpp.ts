@@ -4,7 +4,7 @@ import type { WireLog } from "../trace/wire-log.ts";
 import { fetchJson, ServerExchange } from "./http.ts";
 import { loggedReply } from "./logged-reply.ts";
 import type { ModelOptions } from "./options.ts";
-import { ModelError, type ModelClient, type ModelDelta, type ModelRequest, type ToolDeclaration } from "./types.ts";
+import { ModelError, joinTextDeltas, type ModelClient, type ModelDelta, type ModelRequest, type ToolDeclaration } from "./types.ts";
 
 /**
  * llama.cpp's `llama-server`, through its OpenAI-compatible `/v1/chat/completions` with Server-Sent
@@ -130,6 +130,11 @@ async function* streamedDeltas(exchange: ServerExchange, response: Response): As
         finished = true;
         return;
       }
+      const content = contentOnly(event.data);
+      if (content !== null) {
+        if (content) pending.push({ type: "text", text: content });
+        return;
+      }
       let chunk: any;
       try {
         chunk = JSON.parse(event.data);
@@ -148,7 +153,7 @@ async function* streamedDeltas(exchange: ServerExchange, response: Response): As
   try {
     for await (const text of exchange.text(response)) {
       parser.feed(text);
-      yield* pending.splice(0);
+      yield* joinTextDeltas(pending.splice(0));
       if (failure) throw failure;
       if (finished) return;
     }
@@ -157,6 +162,39 @@ async function* streamedDeltas(exchange: ServerExchange, response: Response): As
     throw error;
   }
   throw new ModelError(`${exchange.url} ended the stream without [DONE]${cut()}`);
+}
+
+/** How a llama.cpp chunk that carries nothing but the next piece of text begins. */
+const CONTENT_CHUNK = '{"choices":[{"finish_reason":null,"index":0,"delta":{"content":"';
+
+/**
+ * The text of a chunk that carries only text, read without parsing the whole chunk: nearly every
+ * chunk of a reply is one, and JSON.parse of the whole envelope was the largest single cost of a
+ * streamed token. Anything else (a role, a finish reason, a tool call, usage, timings, an error,
+ * another key order) is null, and the caller parses the chunk in full.
+ */
+export function contentOnly(data: string): string | null {
+  if (!data.startsWith(CONTENT_CHUNK)) return null;
+  const start = CONTENT_CHUNK.length - 1; // the string's opening quote
+  let end = start;
+  for (;;) {
+    end = data.indexOf('"', end + 1);
+    if (end < 0) return null;
+    let backslashes = 0;
+    while (data.charCodeAt(end - 1 - backslashes) === 92) backslashes++;
+    if (backslashes % 2 === 0) break; // not an escaped quote: the string ends here
+  }
+  if (!data.startsWith("}}]", end + 1)) return null;
+  const rest = data.slice(end + 4);
+  if (!rest.endsWith("}") || rest.includes('"usage"') || rest.includes('"timings"') || rest.includes('"error"')) return null;
+  const literal = data.slice(start, end + 1);
+  // Escapes, and the control characters JSON forbids raw, go through JSON.parse, which also refuses what it should.
+  if (!/[\\\u0000-\u001f]/.test(literal)) return literal.slice(1, -1);
+  try {
+    return JSON.parse(literal) as string;
+  } catch {
+    return null;
+  }
 }
 
 function chunkDeltas(chunk: any, openCalls: Set<number>): ModelDelta[] {

@@ -15,13 +15,30 @@ export interface ModelRequest {
 
 /** One piece of a streamed reply. Every adapter turns its wire protocol into these. */
 export type ModelDelta =
-  | { type: "text"; text: string }
-  | { type: "thinking"; text: string }
+  /** `chunks`: how many of the server's chunks the text joins (1 when absent), see joinTextDeltas. */
+  | { type: "text"; text: string; chunks?: number }
+  | { type: "thinking"; text: string; chunks?: number }
   | { type: "tool_call"; index: number; id?: string; name?: string; arguments?: unknown }
   | { type: "usage"; prompt_tokens: number; gen_tokens: number; tokens_per_second?: number; timings?: Record<string, unknown> }
   | { type: "done"; finish_reason: string | null }
   /** Something the user should know about the server, said once (a fallback taken). */
   | { type: "notice"; text: string };
+
+/**
+ * Consecutive text (or thinking) deltas of one read from the socket, joined into one: a fast
+ * server puts several chunks in each read, and every delta is an event that crosses the loop,
+ * the logs and the screen. What the run records is the same; `chunks` keeps the count.
+ */
+export function joinTextDeltas(deltas: ModelDelta[]): ModelDelta[] {
+  const joined: ModelDelta[] = [];
+  for (const delta of deltas) {
+    const last = joined.at(-1);
+    if ((delta.type === "text" || delta.type === "thinking") && last?.type === delta.type) {
+      joined[joined.length - 1] = { type: delta.type, text: last.text + delta.text, chunks: (last.chunks ?? 1) + (delta.chunks ?? 1) };
+    } else joined.push(delta);
+  }
+  return joined;
+}
 
 export interface ModelClient {
   /** The spec the user gave, for logs and the status line. */

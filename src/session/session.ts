@@ -299,7 +299,7 @@ async function* logged(log: EventLog, session: Session, runId: string, events: A
   };
   for await (const event of events) {
     // stop stays the last line: what happened outside the run is said before it.
-    if (event.kind === "stop") yield* flush();
+    if (event.kind === "stop" && session.pending.length) yield* flush();
     log.write(event);
     if (event.kind === "todo") writeProgress(session.workspace.root, { run_id: runId, updated_at: new Date(session.clock.now()).toISOString(), items: event.items as Progress["items"] });
     yield event;
@@ -308,6 +308,7 @@ async function* logged(log: EventLog, session: Session, runId: string, events: A
       log.write(warning);
       yield warning;
     }
-    if (event.kind !== "stop") yield* flush();
+    // Checked first: a generator made for every streamed token costs more than the token.
+    if (event.kind !== "stop" && session.pending.length) yield* flush();
   }
 }

@@ -9,7 +9,7 @@ import { assembleMarked } from "../prompt/layers.ts";
 import { layerStates, readLock } from "../prompt/lock.ts";
 import { ApprovalModal } from "./approval-modal.ts";
 import { benchHook } from "./bench-hook.ts";
-import { blessed, createScreen, terminalProblem, type Widgets } from "./blessed.ts";
+import { blessed, createScreen, drawOnly, terminalProblem, type Widgets } from "./blessed.ts";
 import { layout, type Layout } from "./layout.ts";
 import { Overlay } from "./overlay.ts";
 import { LayersPane, layerPaneRows } from "./panes/layers-pane.ts";
@@ -571,31 +571,35 @@ class TuiApp {
     this.scheduler.request();
   }
 
-  /** `full` false: a quick frame for a key's echo, which leaves the transcript where it was. */
+  /**
+   * `full` false: a quick frame for a key's echo, which draws the input line alone; the rest
+   * (the transcript, and the status line, which must never run ahead of it) waits for the full
+   * frame at its pace. With a question or an overlay on screen every frame is a full one.
+   */
   private paint(full = true): void {
+    if (!full && !this.modal.open && !this.overlay.open && !this.choice.picker.open) return drawOnly(this.screen, [this.input]);
     // Streamed text goes to the saved session before it reaches the screen.
     this.saved.flush();
-    const now = Date.now();
-    if (full) {
-      this.transcript.draw();
-      this.scheduler.frameMs = paceFor(this.transcript.rowsPerSecond());
-    }
+    this.transcript.draw();
+    this.scheduler.frameMs = paceFor(this.transcript.rowsPerSecond());
+    this.status.setContent(this.statusLine());
     this.verdicts.draw();
-    this.meters.draw(meters(this.view, now));
+    this.meters.draw(meters(this.view, Date.now()));
     this.layers.draw(
       this.session.layers.map((layer, index) => ({ ...layer, state: this.layerStates[index] ?? "unlocked" })),
       this.session.mcp.status(),
     );
     this.plan.draw(this.session.checkpoint.todo);
+    this.draw();
+  }
+
+  private statusLine(): string {
     const state = this.modal.open ? "waiting for approval" : this.running ? (this.view.state === "starting" ? "streaming" : this.view.state) : this.view.state;
     const where = `${safeTagged(this.session.model.name)} · ${safeTagged(shortPath(this.session.workspace.root))} · ${sandboxBadge(this.session.sandbox)}`;
     // A warning goes first, right after the state, so a narrow terminal clips the model and path, not the fix.
-    this.status.setContent(
-      this.warning
-        ? ` {bold}${safeTagged(state)}{/bold} · {yellow-fg}${safeTagged(this.warning)}{/yellow-fg} · ${where}`
-        : ` ${where} · {bold}${safeTagged(state)}{/bold} · Enter send · Esc stop · Tab panes · ? help · Ctrl-C quit`,
-    );
-    this.draw();
+    return this.warning
+      ? ` {bold}${safeTagged(state)}{/bold} · {yellow-fg}${safeTagged(this.warning)}{/yellow-fg} · ${where}`
+      : ` ${where} · {bold}${safeTagged(state)}{/bold} · Enter send · Esc stop · Tab panes · ? help · Ctrl-C quit`;
   }
 }
 

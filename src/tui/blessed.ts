@@ -323,6 +323,26 @@ export function createScreen(options: Widgets.IScreenOptions = {}): Widgets.Scre
 /* ---------- drawing ---------- */
 
 /**
+ * Renders only `elements` and draws only their rows: for a frame where nothing else changed (a
+ * key typed). Nothing may overlap them; a full `screen.render()` is the general case.
+ */
+export function drawOnly(screen: Widgets.Screen, elements: Widgets.BlessedElement[]): void {
+  let top = Infinity;
+  let bottom = -Infinity;
+  for (const element of elements) {
+    element.render();
+    const drawn = (element as unknown as { lpos?: { yi: number; yl: number } }).lpos;
+    if (!drawn) continue;
+    top = Math.min(top, drawn.yi);
+    bottom = Math.max(bottom, drawn.yl - 1);
+  }
+  if (top > bottom) return;
+  const internals = screen as unknown as { draw(start: number, end: number): void; focused?: { _updateCursor?(get: boolean): void } };
+  internals.draw(top, bottom);
+  internals.focused?._updateCursor?.(true);
+}
+
+/**
  * Sets a widget's content when it changed, and only then. blessed's own setContent() first clears
  * the widget's area (clearPos), so every line under it is marked dirty and diffed cell by cell at
  * the next render even when nothing changed; a widget's render fills its whole area anyway. Use

@@ -31,8 +31,8 @@ export function paceFor(rowsPerSecond: number): number {
  * A request after a quiet spell draws at once.
  *
  * After `expedite()` (a key typed), the next request also draws at once, but as a quick frame
- * (`render(false)`): the app leaves the transcript as it is and only the key's echo reaches the
- * terminal; the full frame still comes at the pace, which the quick one does not move.
+ * (`render(false)`): only the key's echo reaches the terminal; the full frame still comes at the
+ * pace, which the quick one does not move.
  */
 export class RenderScheduler {
   private pending: unknown = null;

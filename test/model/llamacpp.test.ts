@@ -1,13 +1,13 @@
 import { expect, test, describe } from "bun:test";
-import { mkdtempSync } from "node:fs";
+import fs, { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { LlamaCppModel } from "../../src/model/llamacpp.ts";
+import path, { join } from "node:path";
+import { LlamaCppModel, contentOnly } from "../../src/model/llamacpp.ts";
 import { ModelOptionsSchema } from "../../src/model/options.ts";
 import { ModelError, type ModelRequest } from "../../src/model/types.ts";
 import { assembled, collect as collectFrom } from "../helpers/model.ts";
 import { WireLog, readWireLog } from "../../src/trace/wire-log.ts";
-import { llamaCppCapture, readFixture, startFakeServer, type Scene } from "../helpers/fake-server.ts";
+import { FIXTURES, llamaCppCapture, readFixture, startFakeServer, type Scene } from "../helpers/fake-server.ts";
 
 const options = (extra: Record<string, unknown> = {}) => ModelOptionsSchema.parse({ idle_timeout_seconds: 1, ...extra });
 
@@ -42,11 +42,21 @@ describe("llama.cpp adapter against real captures", () => {
       .filter((line) => line.startsWith("data: {"))
       .map((line) => JSON.parse(line.slice(6)).choices[0]?.delta?.content)
       .filter((content) => typeof content === "string" && content);
+    // Chunks that came in one read are joined into one delta that counts them.
     const texts = deltas.filter((delta) => delta.type === "text");
-    expect(texts.length).toBe(sent.length);
+    expect(texts.reduce((sum, delta) => sum + (delta.chunks ?? 1), 0)).toBe(sent.length);
     const reply = assembled(deltas);
     expect(reply.content).toBe(sent.join(""));
     expect(reply.finish_reason).toBe("stop");
+  });
+
+  test("chunks that arrive in reads of their own stay deltas of their own", async () => {
+    const server = serving(llamaCppCapture("01-text-stream", 15));
+    const { deltas, error } = await collect(new LlamaCppModel("llamacpp", server.url, options()));
+    expect(error).toBeNull();
+    const texts = deltas.filter((delta) => delta.type === "text");
+    expect(texts.length).toBeGreaterThan(1);
+    expect(texts.every((delta) => (delta.chunks ?? 1) === 1)).toBe(true);
   });
 
   test("a streamed tool call is assembled from fragments by index, raw arguments kept", async () => {
@@ -86,7 +96,7 @@ describe("llama.cpp adapter against real captures", () => {
   test("an error after streaming began, with no [DONE], is a model error keeping the partial text", async () => {
     const server = serving(llamaCppCapture("12-midstream-error"));
     const { deltas, error } = await collect(new LlamaCppModel("llamacpp", server.url, options()));
-    expect(deltas.filter((delta) => delta.type === "text").length).toBe(26);
+    expect(deltas.filter((delta) => delta.type === "text").reduce((sum, delta) => sum + (delta.type === "text" ? (delta.chunks ?? 1) : 0), 0)).toBe(26);
     expect(error).toBeInstanceOf(ModelError);
     expect((error as ModelError).status).toBe("model_error");
     expect(error!.message).toContain("peg-native");
@@ -254,4 +264,46 @@ test("the request is in the wire log at the moment it reaches the server, not on
   });
   await collect(new LlamaCppModel("llamacpp", server.url, options(), new WireLog(path)));
   expect(loggedOnArrival).toEqual([true]);
+});
+
+describe("reading a text-only chunk without parsing it whole", () => {
+  const captures = fs.readdirSync(path.join(FIXTURES, "llamacpp-wire")).filter((name) => name.endsWith(".sse"));
+
+  test("on every chunk of every capture it agrees with JSON.parse, or leaves the chunk to it", () => {
+    let read = 0;
+    for (const name of captures) {
+      for (const line of readFixture(`llamacpp-wire/${name}`).split("\n")) {
+        if (!line.startsWith("data: {")) continue;
+        const data = line.slice(6);
+        const chunk = JSON.parse(data);
+        const text = contentOnly(data);
+        if (text === null) continue;
+        read++;
+        expect(chunk.choices[0].delta).toEqual({ content: text });
+        expect(chunk.choices[0].finish_reason).toBeNull();
+        expect(chunk.usage ?? chunk.timings ?? chunk.error).toBeUndefined();
+      }
+    }
+    expect(read).toBeGreaterThan(50);
+  });
+
+  const envelope = (delta: string, rest = ',"created":1,"id":"x","model":"m","object":"chat.completion.chunk"}') => `{"choices":[{"finish_reason":null,"index":0,"delta":{"content":${delta}}}]${rest}`;
+
+  test("escapes and quotes inside the text are read as JSON reads them", () => {
+    for (const text of ['say "hi"', "a\\b", "tab\there", "line\nbreak", "\\", '\\"', "é ✓ 幅", "</script>"]) {
+      expect(contentOnly(envelope(JSON.stringify(text)))).toBe(text);
+    }
+  });
+
+  test("anything but a text-only chunk is left to the full parse", () => {
+    expect(contentOnly(envelope('"x"', ',"usage":{"completion_tokens":1}}'))).toBeNull();
+    expect(contentOnly(envelope('"x"', ',"timings":{}}'))).toBeNull();
+    expect(contentOnly(envelope('"x"', ',"error":{"message":"boom"}}'))).toBeNull();
+    expect(contentOnly(envelope('"x"', ',"created":1'))).toBeNull(); // cut short
+    expect(contentOnly('{"choices":[{"finish_reason":"stop","index":0,"delta":{"content":"x"}}]}')).toBeNull();
+    expect(contentOnly('{"choices":[{"finish_reason":null,"index":0,"delta":{"content":"x","tool_calls":[]}}]}')).toBeNull();
+    expect(contentOnly('{"choices":[{"finish_reason":null,"index":0,"delta":{"content":"x"}},{"index":1}]}')).toBeNull();
+    expect(contentOnly(envelope('"raw\u0001control"'))).toBeNull();
+    expect(contentOnly(envelope('"unterminated'))).toBeNull();
+  });
 });

@@ -1,6 +1,7 @@
 #!/usr/bin/env bun
 /**
- * Rendering cost of the TUI, measured on the compiled binary (issue 4, "Rendering cost").
+ * What the TUI costs a user's machine, measured on the compiled binary through a real socket
+ * (issue 16; first issue 4).
  *
  *   npm run bench:tui
  *   bun scripts/bench-tui.ts [--runs N] [--seconds S] [--rounds R] [--million TOKENS] [--no-build] [--no-tmux]
@@ -12,19 +13,25 @@
  *
  * How:
  * - buildBinary() (scripts/build.ts) makes dist/glassbox and a compiled hello world dist/hello.
- * - glassbox runs in a pseudo-terminal of 160×45 made by Bun (`Bun.spawn({ terminal })`), outside
- *   tmux (TMUX* removed from its environment), TERM=xterm-256color, in a fresh temp workspace. This
- *   script drains the terminal and parses nothing but the first frame's status line.
  * - A fake llama.cpp server (this file with `--server`) runs in its own process, so its CPU is not
- *   counted: /health, /props (n_ctx 1e9), and /v1/chat/completions streaming SSE chunks in the
- *   shape of test/fixtures/llamacpp-wire/01-text-stream.sse, one short word per chunk and a
- *   newline every 24 words, paced by writing whatever is due every millisecond. The task is typed
- *   into the TUI's input line like a user would and says how much and how fast:
- *   "bench TOKENS RATE" (RATE 0: as fast as the client reads).
+ *   counted: /health, /props (n_ctx 1e9), and /v1/chat/completions streaming Server-Sent Events
+ *   in the shape of test/fixtures/llamacpp-wire/01-text-stream.sse over HTTP on 127.0.0.1, one
+ *   numbered word per chunk (`w1 `, `w2 `, …, a newline every 24), paced by writing whatever is
+ *   due every millisecond. The task is typed into the TUI's input line like a user would and says
+ *   how much and how fast: "bench TOKENS RATE" (RATE 0: as fast as the client reads).
+ * - Streaming (figure 2) runs the binary in a private tmux server, 160×45, as a user would. Keys
+ *   go in through one tmux control-mode client (no process spawned per key, its own copy of the
+ *   pane's output switched off); what glassbox writes to its terminal comes out through
+ *   `pipe-pane` into a FIFO that this script reads and timestamps; the screen is read with
+ *   `capture-pane` through the same control client.
+ * - First frame and the million tokens (figures 1 and 3) run the binary in a pseudo-terminal of
+ *   160×45 made by Bun (`Bun.spawn({ terminal })`), outside tmux, TERM=xterm-256color: it is drained
+ *   as fast as it writes and parsed for nothing but the first frame's status line.
  * - Numbers from inside the binary come from its benchmark hook (src/tui/bench-hook.ts, inert
  *   unless GLASSBOX_BENCH_REPORT is set; GLASSBOX_BENCH_PREFILL fills the transcript): the
- *   first-frame time, event-loop lag (how late a 10 ms timer fires), frames drawn, JS heap. CPU
- *   (utime+stime, also per thread) and RSS (VmRSS, peak VmHWM) come from /proc/PID.
+ *   first-frame time, event-loop lag (how late a 10 ms timer fires), full frames drawn, JS heap.
+ *   They are printed as "inside the binary". CPU (utime+stime of the glassbox process only, also
+ *   per thread) and RSS (VmRSS, peak VmHWM) come from /proc/PID.
  * - A config file raises model_options.max_tokens and idle_timeout_seconds and the limits
  *   deadline_seconds and max_transcript_chars, so the harness's own limits never stop a run.
  * - MB is 10^6 bytes, MiB 2^20.
@@ -36,15 +43,16 @@
  *    holds a freshly built binary). For reference, the binary's own clock
  *    (performance.now() at the end of its first render) outside and inside a private tmux server
  *    (where blessed runs `tmux -V` at start).
- * 2. 2,000 tokens/s for --seconds (default 40) into a transcript already holding 0, 2,000 and
- *    20,000 lines: CPU in cores over the stream (and by thread), event-loop lag p50/p99 over the
- *    one-second sample windows inside it, frames per second, and how long after the server's last
- *    token the run's stop event was logged (whether the TUI kept up). The seconds are split into
- *    --rounds (default 2) that go through the three lengths in turn, and each length's rounds are
- *    pooled: other work on this shared machine then weighs on every length alike. 40 s gives a
- *    p99 over about 4,000 lag samples (one 10 s run per length moved the 20,000-line ratio
- *    between ×0.74 and ×1.46 across identical builds), and 20 s a process keeps the JIT's
- *    warm-up a small part of the CPU figure.
+ * 2. 2,000 tokens/s into a transcript already holding 0, 2,000 and 20,000 lines, --seconds
+ *    (default 30) per length split into --rounds (default 3) streams of 10 s that go through the
+ *    lengths in turn, pooled (other work on this shared machine then weighs on every length
+ *    alike): CPU in cores over the stream (and by thread); bytes written to the terminal per 10 s
+ *    of streaming, from the first token until the last is on screen; keystroke echo: an upper-case
+ *    key typed every 200 ms while it streams (then erased), from the key sent to its echo in the
+ *    pane's output, p50 and p99; how long after the server sent its last token that token is on
+ *    the pane's screen, and whether the screen then shows the tokens without a gap up to the last
+ *    one; peak RSS; from inside the binary frames per second, time in screen.render() and
+ *    event-loop lag.
  * 3. --million tokens (default 1,000,000) through one session as fast as the TUI reads them (or at
  *    --million-rate tokens/s): the rate, RSS before the task, 3 s and 10 s after the run stopped
  *    (the TUI collects garbage 1 s after a run), peak RSS, JS heap.
@@ -53,7 +61,7 @@
  * --exec runs COMMAND instead of dist/glassbox (split at spaces; the options are appended). It
  * must exec the program (same pid), since CPU and memory are read for that pid, and the program
  * must carry the benchmark hook. E.g., where the CPU goes while streaming:
- *   bun scripts/bench-tui.ts --only stream --exec "node_modules/.bin/bun --cpu-prof-md --cpu-prof-dir=/tmp/prof src/cli/main.ts"
+ *   bun scripts/bench-tui.ts --only stream --exec "node_modules/.bin/bun --cpu-prof-md --cpu-prof-dir=/tmp/prof src/cli/bin.ts"
  * or, for the binary itself, a script that sets BUN_OPTIONS="--cpu-prof …" and execs it.
  */
 import fs from "node:fs";

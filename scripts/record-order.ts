@@ -55,7 +55,7 @@ async function record(): Promise<void> {
     if (!fs.existsSync(profile)) throw new Error(`the binary wrote no profile to ${profile}`);
     fs.copyFileSync(profile, BYTECODE_ORDER);
     fs.chmodSync(BYTECODE_ORDER, 0o644);
-    const entries = fs.readFileSync(profile, "utf8").split("\n").filter((line) => /^[FM] /.test(line)).length;
+    const entries = fs.readFileSync(profile, "utf8").split("\n").filter((line) => /^[A-Z] /.test(line)).length;
     console.log(`${path.relative(process.cwd(), BYTECODE_ORDER)}: ${entries} entries`);
   } finally {
     server.stop(true);

@@ -5,6 +5,8 @@ import { helpFor } from "./help.ts";
 import { UsageError } from "../session/usage-error.ts";
 import { buildInfo, versionLine } from "../platform/build-info.ts";
 import { LAUNCHER_COMMAND } from "../sandbox/launcher-command.ts";
+import { normalJit } from "../platform/jit.ts";
+import { probeSandboxAhead } from "../sandbox/detect.ts";
 
 /**
  * Each command's module is loaded only when that command runs: the TUI does not pay for eval,
@@ -17,6 +19,9 @@ export async function main(argv: string[]): Promise<number> {
     const args = parseCli(argv);
     if (args.help) return console.log(helpFor(args.command)), 0;
     if (args.version) return console.log(versionLine(pkg.version, buildInfo())), 0;
+    // The TUI keeps the startup JIT policy through its first frame and while idle; a run puts
+    // the normal one back (startRun).
+    if (args.command !== "tui") normalJit();
     if (args.demo) {
       const { demoArgs } = await import("./demo.ts");
       if (args.command === "run") return await (await import("./run.ts")).runHeadless(demoArgs(args, true));
@@ -46,6 +51,8 @@ export async function main(argv: string[]): Promise<number> {
       case "sessions":
         return (await import("./sessions.ts")).printSessions(args);
       case "tui":
+        // bwrap's test run overlaps the loading of the TUI's modules (runTui awaits it).
+        void probeSandboxAhead();
         return await (await import("../tui/app.ts")).runTui(args);
     }
   } catch (error) {

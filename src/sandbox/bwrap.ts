@@ -34,16 +34,34 @@ const probed = new Map<string, string | null>();
 
 /** Whether bwrap can really make its namespaces here (an AppArmor rule or a container may forbid it); null when it can. Asked once per process. */
 export function bwrapProblem(bwrap: string): string | null {
-  if (!probed.has(bwrap)) probed.set(bwrap, probeBwrap(bwrap));
+  if (!probed.has(bwrap)) {
+    const probe = Bun.spawnSync([bwrap, ...PROBE_ARGS], PROBE_STDIO);
+    probed.set(bwrap, probeOutcome(probe.exitCode, probe.stderr.toString()));
+  }
   return probed.get(bwrap)!;
 }
 
-function probeBwrap(bwrap: string): string | null {
-  const probe = Bun.spawnSync([bwrap, "--unshare-pid", "--unshare-net", "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--", "true"], {
-    stdin: "ignore",
-    stdout: "ignore",
-    stderr: "pipe",
-  });
-  if (probe.exitCode === 0) return null;
-  return probe.stderr.toString().trim().split("\n").at(-1) || `exit ${probe.exitCode}`;
+/**
+ * The same test run in the background, so that bwrapProblem() later finds its answer waiting
+ * instead of waiting for bwrap (5 ms on a quiet machine, 20 and more on a busy one). A run that
+ * cannot even start is left to bwrapProblem(), which meets the same error.
+ */
+export async function probeBwrapAhead(bwrap: string): Promise<void> {
+  if (probed.has(bwrap)) return;
+  let probe: Bun.Subprocess<"ignore", "ignore", "pipe">;
+  try {
+    probe = Bun.spawn([bwrap, ...PROBE_ARGS], PROBE_STDIO);
+  } catch {
+    return;
+  }
+  const [exitCode, stderr] = await Promise.all([probe.exited, new Response(probe.stderr).text()]);
+  if (!probed.has(bwrap)) probed.set(bwrap, probeOutcome(exitCode, stderr));
+}
+
+const PROBE_ARGS = ["--unshare-pid", "--unshare-net", "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--", "true"];
+const PROBE_STDIO = { stdin: "ignore", stdout: "ignore", stderr: "pipe" } as const;
+
+function probeOutcome(exitCode: number | null, stderr: string): string | null {
+  if (exitCode === 0) return null;
+  return stderr.trim().split("\n").at(-1) || `exit ${exitCode}`;
 }

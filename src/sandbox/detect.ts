@@ -1,5 +1,5 @@
 import { existsSync } from "node:fs";
-import { bwrapProblem, bwrapSandbox, findBwrap } from "./bwrap.ts";
+import { bwrapProblem, bwrapSandbox, findBwrap, probeBwrapAhead } from "./bwrap.ts";
 import { landlockAbi } from "./landlock.ts";
 import { landlockSandbox, subreaperOnly } from "./launcher.ts";
 import { SANDBOX_EXEC, seatbeltSandbox } from "./seatbelt.ts";
@@ -54,11 +54,10 @@ export function chooseSandbox(options: DetectOptions): SandboxChoice {
     missing,
   });
   if (options.mode === "off") return none("sandbox is off in the config", null);
-  const narrowed = env.GLASSBOX_SANDBOX_KINDS?.split(",").map((kind) => kind.trim());
   const tried = KINDS_TRIED[platform] ?? [];
   const problems: string[] = [];
   for (const kind of tried) {
-    const found = narrowed && !narrowed.includes(kind) ? { problem: "left out by GLASSBOX_SANDBOX_KINDS" } : probe(kind, env, options);
+    const found = leftOut(kind, env) ? { problem: "left out by GLASSBOX_SANDBOX_KINDS" } : probe(kind, env, options);
     if ("problem" in found) {
       problems.push(`${kind}: ${found.problem}`);
       continue;
@@ -69,6 +68,26 @@ export function chooseSandbox(options: DetectOptions): SandboxChoice {
   if (tried.length === 0) return none(`glassbox has no sandbox for ${platform} yet`, `glassbox has no sandbox for ${platform} yet`);
   const how = tried.map((kind) => HOW_TO_GET[kind]).join(", or ");
   return none(problems.join("; "), `${problems.join("; ")}; to fix: ${how}`);
+}
+
+function leftOut(kind: SandboxKind, env: Record<string, string | undefined>): boolean {
+  const narrowed = env.GLASSBOX_SANDBOX_KINDS?.split(",").map((name) => name.trim());
+  return narrowed !== undefined && !narrowed.includes(kind);
+}
+
+let probingAhead: Promise<void> | null = null;
+
+/**
+ * Starts the slow part of chooseSandbox() in the background: bwrap's test run, where bwrap will
+ * be tried. The TUI starts it before loading its modules and awaits it before opening the
+ * session, so the test run overlaps the start instead of adding to it. Once per process.
+ */
+export function probeSandboxAhead(env: Record<string, string | undefined> = process.env, platform: NodeJS.Platform = process.platform): Promise<void> {
+  return (probingAhead ??= (async () => {
+    if (!(KINDS_TRIED[platform] ?? []).includes("bwrap") || leftOut("bwrap", env)) return;
+    const bwrap = findBwrap(env.PATH);
+    if (bwrap) await probeBwrapAhead(bwrap);
+  })());
 }
 
 function probe(kind: SandboxKind, env: Record<string, string | undefined>, options: DetectOptions): { sandbox: Sandbox; reason: string } | { problem: string } {

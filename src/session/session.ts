@@ -25,6 +25,7 @@ import type { SandboxInfo } from "../sandbox/sandbox.ts";
 import { collectServers } from "../mcp/config.ts";
 import { McpHub, type HubQuestions } from "../mcp/hub.ts";
 import type { SavedSession } from "./store.ts";
+import { normalJit } from "../platform/jit.ts";
 
 /** Milliseconds between the demo model's words in the TUI: about the pace of a small local model. */
 const DEMO_PACE_MS = 25;
@@ -251,6 +252,7 @@ export interface StartedRun {
  * saved session, the run continues its conversation and is appended to it as it goes.
  */
 export function startRun(session: Session, task: string, signal?: AbortSignal, saved?: SavedSession): StartedRun {
+  normalJit();
   const firstMessage = session.resume ? `${session.resume}\n\n${task}` : task;
   session.resume = null;
   const runId = newRunId(session.clock.now());

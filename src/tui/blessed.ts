@@ -96,8 +96,15 @@ function systemTerminfo(tput: TputInternals, term: string): TerminfoInfo | null 
   }
 }
 
+let embeddedParsed: TerminfoInfo | undefined;
+/**
+ * The embedded entry, parsed once per process: the terminal check and the screen both read it
+ * (1–2 ms each at start). Each caller gets its own copy, since setting up a screen writes into it.
+ */
 function parseEmbedded(tput: TputInternals): TerminfoInfo {
-  return tput.parseTerminfo(embeddedTerminfo(), embeddedTerminfoPath);
+  embeddedParsed ??= tput.parseTerminfo(embeddedTerminfo(), embeddedTerminfoPath);
+  const info = embeddedParsed as TerminfoInfo & Record<"bools" | "numbers", Record<string, unknown>>;
+  return { ...info, names: [...info.names], bools: { ...info.bools }, numbers: { ...info.numbers }, strings: { ...info.strings } } as TerminfoInfo;
 }
 
 /** Run `fn` with console.error silenced: blessed's compiler prints generated code there on failure. */

@@ -1,9 +1,9 @@
 /** The confinement plan and what each kind makes of it, as tables: this input, these arguments. */
 import { beforeAll, describe, expect, test } from "bun:test";
-import { mkdirSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { confinement, type Confinement } from "../../src/sandbox/rules.ts";
-import { bwrapArgs, findBwrap } from "../../src/sandbox/bwrap.ts";
+import { bwrapArgs, bwrapProblem, findBwrap, probeBwrapAhead } from "../../src/sandbox/bwrap.ts";
 import { seatbeltProfile, SANDBOX_EXEC } from "../../src/sandbox/seatbelt.ts";
 import { landlockRules, handledFsRights } from "../../src/sandbox/landlock.ts";
 import { chooseSandbox } from "../../src/sandbox/detect.ts";
@@ -152,5 +152,29 @@ describe("the launcher's command", () => {
     expect(payload).toMatchObject({ argv: ["/usr/bin/bun", "test"], cwd: ws, env: { PATH: "/bin", BUN_BE_BUN: "1", API_TOKEN: "t0ken" } });
     expect(payload.rules).toEqual(JSON.parse(JSON.stringify(rules)));
     expect(JSON.parse(subreaperOnly.command(["x"], rules, {}).env[PAYLOAD_VARIABLE]!).rules).toBeNull();
+  });
+});
+
+describe("bwrap's test run, started ahead", () => {
+  /** A bwrap that cannot make namespaces: says why on stderr, and counts how often it ran. */
+  function failingBwrap(): { bwrap: string; runs: () => number } {
+    const dir = tempFolder("fake-bwrap");
+    const bwrap = join(dir, "bwrap");
+    const count = join(dir, "runs");
+    writeFileSync(bwrap, `#!/bin/sh\necho run >> ${count}\necho "bwrap: setting up uid map: Permission denied" >&2\nexit 1\n`, { mode: 0o755 });
+    return { bwrap, runs: () => (existsSync(count) ? readFileSync(count, "utf8").split("\n").filter(Boolean).length : 0) };
+  }
+
+  test("the answer it leaves is the one bwrapProblem() gives, and bwrap is not run again", async () => {
+    const { bwrap, runs } = failingBwrap();
+    await probeBwrapAhead(bwrap);
+    expect(runs()).toBe(1);
+    expect(bwrapProblem(bwrap)).toBe("bwrap: setting up uid map: Permission denied");
+    expect(runs()).toBe(1);
+  });
+
+  test("the same answer as asking at once", () => {
+    const { bwrap } = failingBwrap();
+    expect(bwrapProblem(bwrap)).toBe("bwrap: setting up uid map: Permission denied");
   });
 });

@@ -852,6 +852,7 @@ async function main(): Promise<void> {
   const size = fs.statSync(binary).size;
   const helloSize = fs.statSync(hello).size;
   console.log(`\n4. binary ${megabytes(size)} (${size} bytes); compiled hello world ${megabytes(helloSize)}: +${((size - helloSize) / 1e6).toFixed(2)} MB`);
+  // Missed on purpose since issue 16: the bytecode that buys ~50 ms of first frame is ~7 MB (docs/decisions.md, Startup).
   console.log(`   ${target("within 3 MB of hello world", size - helloSize < 3e6)}`);
   const missed = verdicts.filter((v) => !v.ok);
   console.log(`\n${verdicts.length - missed.length} of ${verdicts.length} targets met${missed.length ? `; missed: ${missed.map((v) => v.what).join("; ")}` : ""} (load average now ${load()})`);

@@ -7,3 +7,17 @@
 export function normalJit(): void {
   Bun.unsafe.setJITPolicy(1);
 }
+
+/**
+ * A TUI run spends its time waiting on the model and drawing at most 8 frames a second while text
+ * pours in: thresholds 16 times the normal ones keep the JIT from compiling (and keeping resident)
+ * code that a faster tier would not pay back. Measured with bench:tui at 2,000 tokens/s, 30 s per
+ * transcript length: peak RSS 79-81 MiB at the normal policy, 70-72 MiB at 16, CPU the same within
+ * the machine's noise (0.12-0.14 of a core either way); at 64, 67-68 MiB, but heavy one-off work
+ * (a large diff to approve) would run longer in the interpreter.
+ */
+export const INTERACTIVE_JIT_POLICY = 16;
+
+export function interactiveJit(): void {
+  Bun.unsafe.setJITPolicy(INTERACTIVE_JIT_POLICY);
+}

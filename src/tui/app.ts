@@ -26,7 +26,7 @@ import { onInputKey, type InputLine } from "./input-keys.ts";
 import { offerUndo } from "./undo-prompt.ts";
 import { changedFiles } from "../undo/journal.ts";
 import { probeSandboxAhead } from "../sandbox/detect.ts";
-import { normalJit } from "../platform/jit.ts";
+import { interactiveJit, normalJit } from "../platform/jit.ts";
 
 export interface TuiOptions {
   /** Start the args' task at once (the demo). */
@@ -279,6 +279,8 @@ class TuiApp {
     this.running = abort;
     this.ticker = setInterval(() => this.scheduler.request(), 500);
     const run = startRun(this.session, text, abort.signal, this.saved);
+    // After startRun, which puts the normal policy back for every other kind of run.
+    interactiveJit();
     this.runId = run.runId;
     void (async () => {
       try {

@@ -54,8 +54,10 @@
  *    one; peak RSS; from inside the binary frames per second, time in screen.render() and
  *    event-loop lag.
  * 3. --million tokens (default 1,000,000) through one session as fast as the TUI reads them (or at
- *    --million-rate tokens/s): the rate, RSS before the task, 3 s and 10 s after the run stopped
- *    (the TUI collects garbage 1 s after a run), peak RSS, JS heap.
+ *    --million-rate tokens/s), after a first run of 20,000 tokens in the same session (what any
+ *    first run pays once, its code paged in and compiled, is not growth over the million): the
+ *    rate, RSS idle, after the first run, 3 s and 10 s after the million's run stopped (the TUI
+ *    collects garbage 1 s after a run), peak RSS, JS heap.
  * 4. Binary size against the compiled hello world.
  *
  * --exec runs COMMAND instead of dist/glassbox (split at spaces; the options are appended). It
@@ -74,6 +76,8 @@ const COLS = 160;
 const ROWS = 45;
 /** The status line's key hints: the last thing the first frame draws. */
 const FIRST_FRAME_MARK = "Ctrl-C quit";
+/** The first run of figure 3, before the million. */
+const WARM_UP_TOKENS = 20_000;
 /** The streamed tokens: lower-case and digits only, so an upper-case key typed is told from them. */
 const tokenText = (n: number) => `w${n}`;
 
@@ -291,12 +295,14 @@ async function waitForReport(file: string, event: string, timeoutMs: number): Pr
   throw new Error(`the binary wrote no ${event} to ${file} within ${timeoutMs} ms (is the benchmark hook in src/tui/app.ts?)`);
 }
 
-/** The run's stop event, from its log in the workspace, and when this script first saw it. */
-async function waitForStop(workspace: string, timeoutMs: number): Promise<{ status: string; gen_tokens: number; at: number }> {
+/** The run's stop event, from its log in the workspace, and when this script first saw it; `nth` counts runs from 1. */
+async function waitForStop(workspace: string, timeoutMs: number, nth = 1): Promise<{ status: string; gen_tokens: number; at: number }> {
   const runs = path.join(workspace, ".glassbox", "runs");
   for (const started = Date.now(); Date.now() - started < timeoutMs; await Bun.sleep(20)) {
     if (!fs.existsSync(runs)) continue;
-    for (const name of fs.readdirSync(runs)) {
+    // Run ids sort by time: the nth run's log is the nth name.
+    const name = fs.readdirSync(runs).sort()[nth - 1];
+    if (name) {
       const text = fs.readFileSync(path.join(runs, name), "utf8");
       const at = text.lastIndexOf('{"kind":"stop"');
       const end = text.indexOf("\n", at);
@@ -777,12 +783,19 @@ async function million(server: ServerHandle, tokens: number, rate: number): Prom
     await tui.waitFor(FIRST_FRAME_MARK, 20_000);
     await Bun.sleep(1500);
     const heapAt = () => readReport(tui.reportFile).filter((r) => r.event === "sample").at(-1)?.heap ?? NaN;
+    const idle = procMemory(tui.pid, "VmRSS");
+    // A first, short run pays what any first run pays (the code it runs paged in and compiled):
+    // growth over the million tokens is counted from after it.
+    tui.type(`bench ${WARM_UP_TOKENS} 0\r`);
+    await waitForStop(tui.workspace, 60_000, 1);
+    await Bun.sleep(3000); // the TUI collects 1 s after a run
     const before = procMemory(tui.pid, "VmRSS");
     const heapBefore = heapAt();
     tui.type(`bench ${tokens} ${rate}\r`);
+    await server.next("stream_start", 10_000); // the warm-up's
     const start = await server.next("stream_start", 10_000);
     const cpu0 = cpuSeconds(tui.pid);
-    const stop = await waitForStop(tui.workspace, 600_000);
+    const stop = await waitForStop(tui.workspace, 600_000, 2);
     const cpu1 = cpuSeconds(tui.pid);
     const seconds = (stop.at - start.at) / 1000;
     await Bun.sleep(3000);
@@ -799,9 +812,9 @@ async function million(server: ServerHandle, tokens: number, rate: number): Prom
     const pace = rate ? `at ${rate.toLocaleString("en")} tokens/s` : "as fast as the TUI reads them";
     console.log(`\n3. ${tokens.toLocaleString("en")} tokens through one session, ${pace} (run stopped ${stop.status}, ${stop.gen_tokens.toLocaleString("en")} tokens)`);
     console.log(`   ${seconds.toFixed(1)} s: ${Math.round(tokens / seconds).toLocaleString("en")} tokens/s, CPU ${((cpu1 - cpu0) / seconds).toFixed(2)} cores, lag p50 ${percentile(lag, 0.5).toFixed(1)} ms, p99 ${percentile(lag, 0.99).toFixed(1)} ms (saturated: no frame budget applies)`);
-    console.log(`   RSS before the task ${mib(before)}; 3 s after the run stopped ${mib(after)} (+${mb(growth)}); 10 s after ${mib(later)} (+${mb(later - before)}); peak ${mib(peak)}`);
+    console.log(`   RSS idle ${mib(idle)}, after a first run of ${WARM_UP_TOKENS.toLocaleString("en")} tokens ${mib(before)}; 3 s after the million's run stopped ${mib(after)} (+${mb(growth)}; +${mb(after - idle)} over idle); 10 s after ${mib(later)} (+${mb(later - before)}); peak ${mib(peak)}`);
     console.log(`   JS heap in use: ${mib(heapBefore)} before, ${mib(heapAfter)} 3 s after (+${mb(heapAfter - heapBefore)})`);
-    console.log(`   ${target("RSS growth < 20 MB over the million tokens (3 s after)", growth < 20e6)}`);
+    console.log(`   ${target("RSS growth < 20 MB over the million tokens (3 s after, from after the first run)", growth < 20e6)}`);
   } finally {
     await tui.quit();
   }

@@ -639,7 +639,7 @@ async function streamInTmux(bench: TmuxBench, server: ServerHandle, prefill: num
     const stop = await waitForStop(workspace, 30_000);
     if (stop.status !== "completed") throw new Error(`the run stopped ${stop.status}`);
     const peakRss = procMemory(pid, "VmHWM");
-    const screen = tokensOnScreen(bench.run("capture-pane", "-p", "-t", name), tokens);
+    const screen = tokensOnScreen(await bench.capture(name), tokens);
     await Bun.sleep(1100); // the sample that covers the end
     const samples = readReport(reportFile).filter((r) => r.event === "sample" && r.at - 1000 >= start.at && r.at <= end.at);
     const threads = new Map<string, number>();

@@ -4,12 +4,12 @@ import { z } from "zod";
 import { canonicalJson } from "../core/canonical.ts";
 import { UsageError } from "../session/usage-error.ts";
 
-/** A server name becomes part of a tool name (`mcp__NAME__TOOL`), so it is kept to what every model API accepts. */
 /** What the model calls a server's tool: `__` separates server and tool (a server name never holds it). */
 export function mcpToolName(server: string, tool: string): string {
   return `mcp__${server}__${tool}`;
 }
 
+/** A server name becomes part of a tool name (`mcp__NAME__TOOL`), so it is kept to what every model API accepts. */
 export const SERVER_NAME = /^[A-Za-z0-9-]+(?:_[A-Za-z0-9-]+)*$/;
 
 const TIMEOUT = z.number().positive().max(3600).default(60);

@@ -380,6 +380,11 @@ function plainAscii(ch: string): boolean {
   return ch.length === 1 && ch >= " " && ch <= "~";
 }
 
+/** Whether cell `x` of a row is what the terminal already shows there. */
+function unchanged(line: Row, old: Row, x: number): boolean {
+  return line[x]![0] === old[x]![0] && line[x]![1] === old[x]![1];
+}
+
 /** Marks the short unchanged runs of the dirty rows in `lines` as unknown in `drawn`, so blessed writes them. */
 export function rewriteShortRuns(lines: Row[], drawn: Row[], start: number, end: number): void {
   for (let y = start; y <= end; y++) {
@@ -389,10 +394,9 @@ export function rewriteShortRuns(lines: Row[], drawn: Row[], start: number, end:
     for (let x = 1; x < line.length; x++) {
       const before = line[x - 1]!;
       // A run starts after a changed cell.
-      if (line[x]![0] !== old[x]![0] || line[x]![1] !== old[x]![1]) continue;
-      if (before[0] === old[x - 1]![0] && before[1] === old[x - 1]![1]) continue;
+      if (!unchanged(line, old, x) || unchanged(line, old, x - 1)) continue;
       let runEnd = x;
-      while (runEnd < line.length && runEnd - x <= REWRITE_RUN && line[runEnd]![0] === old[runEnd]![0] && line[runEnd]![1] === old[runEnd]![1]) runEnd++;
+      while (runEnd < line.length && runEnd - x <= REWRITE_RUN && unchanged(line, old, runEnd)) runEnd++;
       // Only a short run with a changed cell after it: a long one, or the rest of a row, is skipped cheaper.
       if (runEnd - x > REWRITE_RUN || runEnd === line.length || !plainAscii(before[1])) continue;
       let same = true;

@@ -516,16 +516,28 @@ export const MUTANTS: Mutant[] = [
     replace: "? paint(DIFF_COLOR[line.kind]!, line.text) : line.text",
   },
   {
-    name: "escaping dropped in the transcript pane",
+    name: "a wide character's second cell taken by the next one in the transcript",
+    file: "src/tui/blessed.ts",
+    find: "const content = text.replace(unicode.chars.all, \"$1\\x03\");",
+    replace: "const content = text;",
+  },
+  {
+    name: "transcript rows drawn without their voice's colours",
     file: "src/tui/panes/transcript-pane.ts",
-    find: "VOICE_STYLE[row.voice][0] + escapeTags(row.text) + VOICE_STYLE[row.voice][1]",
-    replace: "VOICE_STYLE[row.voice][0] + row.text + VOICE_STYLE[row.voice][1]",
+    find: "row ? this.voiceAttr(row.voice, fill) : fill, fill);",
+    replace: "fill, fill);",
   },
   {
     name: "the terminal scrolls the transcript by a row too many",
     file: "src/tui/panes/transcript-pane.ts",
-    find: "if (moved > 0) screen.deleteLine(moved, top, top, bottom);",
-    replace: "if (moved > 0) screen.deleteLine(moved + 1, top, top, bottom);",
+    find: "scrollRows(this.box.screen, moved, top, bottom);",
+    replace: "scrollRows(this.box.screen, moved + 1, top, bottom);",
+  },
+  {
+    name: "rows scrolled into view keep what they showed before",
+    file: "src/tui/blessed.ts",
+    find: "      cell[0] = blankAttr;\n      cell[1] = \" \";\n",
+    replace: "",
   },
   {
     name: "every cursor move at a row's start dropped",

@@ -43,6 +43,22 @@ const Tput = require("blessed/lib/tput");
 /* 2. unicode.charWidth('\t') reads `exports.blessed.screen.global` (a static on Screen). */
 unicode.blessed = { screen: Screen };
 
+/*
+ * blessed measures every cell it draws (unicode.charWidth) and reads every character of a widget's
+ * content (unicode.codePointAt) through general helpers: a tenth of a frame's time while text
+ * pours in. Printable ASCII, nearly every cell, is answered first; everything else as before.
+ */
+const charWidth: (str: string | number, i?: number) => number = unicode.charWidth;
+unicode.charWidth = (str: string | number, i?: number) => {
+  if (typeof str === "string" && !i) {
+    const code = str.charCodeAt(0);
+    if (code >= 0x20 && code < 0x7f && str.length === 1) return 1;
+  }
+  return charWidth(str, i);
+};
+const codePointAt: (str: string, position?: number) => number | undefined = unicode.codePointAt;
+unicode.codePointAt = (str: string, position?: number) => (typeof str === "string" ? str.codePointAt(position || 0) : codePointAt(str, position));
+
 /* ---------- 3 and 4: terminfo ---------- */
 
 /** Where the embedded (legacy-format) xterm-256color entry is: `$bunfs/…` inside the binary. */
@@ -427,4 +443,98 @@ function drawEconomically(screen: Widgets.Screen): void {
   internals.program._write = function (this: unknown, text: string) {
     return write.call(this, dropIdleMoves(text));
   };
+}
+
+/** The parts of blessed's screen that scrolling rows touches. */
+interface ScrollInternals {
+  lines: Row[];
+  olines: Row[];
+  dattr: number;
+  height: number;
+  _buf: string;
+  tput: { strings: Record<string, unknown>; csr(top: number, bottom: number): string; cup(y: number, x: number): string; dl(n: number): string; il(n: number): string };
+}
+
+/**
+ * Scrolls rows `top`..`bottom` of the terminal by `n` rows (up when positive: rows leave at the
+ * top, blank ones come in at the bottom; down when negative) with a scroll region, and blessed's
+ * two records of the screen (`lines`, what to show, and `olines`, what the terminal shows) with
+ * them. What blessed's Screen.deleteLine and insertLine do, but the rows that leave come back as
+ * the blank ones instead of two new rows of cells being made for every row scrolled (a tenth of a
+ * frame's time while text pours in, and as much garbage). Does nothing on a terminal without a
+ * scroll region: the frame's diff then writes every row.
+ */
+export function scrollRows(screen: Widgets.Screen, n: number, top: number, bottom: number): void {
+  const s = screen as unknown as ScrollInternals;
+  const { strings } = s.tput;
+  if (n === 0 || !strings.change_scroll_region || !strings.delete_line || !strings.insert_line) return;
+  s._buf += s.tput.csr(top, bottom) + s.tput.cup(top, 0) + (n > 0 ? s.tput.dl(n) : s.tput.il(-n)) + s.tput.csr(0, s.height - 1);
+  for (const rows of [s.lines, s.olines]) rotateRows(rows, n, top, bottom, s.dattr);
+}
+
+/** Moves rows top..bottom by `n` within that range; the rows pushed out come back blank at the other end. */
+export function rotateRows(rows: Row[], n: number, top: number, bottom: number, blankAttr: number): void {
+  const count = Math.min(Math.abs(n), bottom - top + 1);
+  const leaving = n > 0 ? rows.slice(top, top + count) : rows.slice(bottom - count + 1, bottom + 1);
+  if (n > 0) rows.copyWithin(top, top + count, bottom + 1);
+  else rows.copyWithin(top + count, top, bottom - count + 1);
+  const first = n > 0 ? bottom - count + 1 : top;
+  leaving.forEach((row, i) => {
+    for (const cell of row) {
+      cell[0] = blankAttr;
+      cell[1] = " ";
+    }
+    row.dirty = false;
+    rows[first + i] = row;
+  });
+}
+
+/** Text that blessed lays out one cell per character, with nothing to look up. */
+const PLAIN_ROW = /^[\x20-\x7e]*$/;
+
+/**
+ * Puts one row of text (sanitized, no tags) into cells `xi`..`xl - 1` of `line` in `attr`, then
+ * blanks in `fill` up to `xl`: the cells blessed's own render would make of the same row in a box
+ * without tags, but without parsing tags and escape codes, wrapping, or measuring each character
+ * on every frame. A wide character takes its cell and the placeholder blessed puts after it; a
+ * combining one joins the character before it. A cell is written, and the row marked dirty, only
+ * where it changed.
+ */
+export function writeRow(line: Row, xi: number, xl: number, text: string, attr: number, fill: number): void {
+  let x = xi;
+  const put = (cellAttr: number, ch: string) => {
+    const cell = line[x++];
+    if (!cell || (cell[0] === cellAttr && cell[1] === ch)) return;
+    cell[0] = cellAttr;
+    cell[1] = ch;
+    line.dirty = true;
+  };
+  if (PLAIN_ROW.test(text)) {
+    for (let i = 0; i < text.length && x < xl; i++) put(attr, text[i]!);
+  } else {
+    // blessed's parseContent marks the cell after each wide character with \x03.
+    const content = text.replace(unicode.chars.all, "$1\x03");
+    let i = 0;
+    const next = () => {
+      const point = content.codePointAt(i)!;
+      const ch = point > 0xffff ? content.slice(i, i + 2) : content[i]!;
+      i += ch.length;
+      return { ch, combining: unicode.combining[point] === true };
+    };
+    while (i < content.length && x < xl) {
+      let { ch, combining } = next();
+      if (combining) continue; // nothing on this row to join
+      while (i < content.length) {
+        const after = i;
+        const mark = next();
+        if (!mark.combining) {
+          i = after;
+          break;
+        }
+        ch += mark.ch;
+      }
+      put(attr, ch);
+    }
+  }
+  while (x < xl) put(fill, " ");
 }

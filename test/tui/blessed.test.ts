@@ -2,7 +2,7 @@ import { afterAll, describe, expect, spyOn, test } from "bun:test";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { dropIdleMoves, embeddedTerminfoPath, isLegacyTerminfo, rewriteShortRuns, terminalProblem, terminfoFor } from "../../src/tui/blessed.ts";
+import { dropIdleMoves, embeddedTerminfoPath, isLegacyTerminfo, rewriteShortRuns, rotateRows, terminalProblem, terminfoFor } from "../../src/tui/blessed.ts";
 
 // The same module instances src/tui/blessed.ts patched (one module per resolved path).
 const Tput = require("blessed/lib/tput");
@@ -101,6 +101,17 @@ test("unicode.charWidth('\\t') never loads the blessed package entry", () => {
   expect(unicode.charWidth("\t")).toBe(8); // no screen: blessed's default tab width
 });
 
+test("the quick answers for printable ASCII leave every other character to blessed's own measure", () => {
+  expect([..." aZ~"].map((ch) => unicode.charWidth(ch))).toEqual([1, 1, 1, 1]);
+  expect(unicode.charWidth("中")).toBe(2);
+  expect(unicode.charWidth("é")).toBe(1);
+  expect(unicode.charWidth("\u0301")).toBe(0); // combining
+  expect(unicode.charWidth("\u0000")).toBe(0);
+  expect(unicode.charWidth("a中", 1)).toBe(2); // at an index: not the first character
+  expect(unicode.codePointAt("a😀", 1)).toBe(0x1f600);
+  expect(unicode.codePointAt("ab", 5)).toBeUndefined();
+});
+
 describe("drawing economies", () => {
   type Cell = [number, string];
   const row = (text: string, attr = 0): Cell[] & { dirty?: boolean } => Object.assign([...text].map((ch): Cell => [attr, ch]), { dirty: true });
@@ -131,6 +142,24 @@ describe("drawing economies", () => {
     const box = [row("│a│b")];
     rewriteShortRuns([row("│c│d")], box, 0, 0);
     expect(box[0]!.some((cell) => cell[1] === "\u0000")).toBe(false);
+  });
+
+  test("rotating rows moves them within the range and brings the ones pushed out back blank at the other end", () => {
+    const rows = () => ["r0", "r1", "r2", "r3", "r4", "r5"].map((text) => row(text, 7));
+    const text = (all: Array<Cell[] & { dirty?: boolean }>) => all.map((r) => r.map((cell) => cell[1]).join(""));
+    const up = rows();
+    const reused = up[1];
+    rotateRows(up, 2, 1, 4, 3);
+    expect(text(up)).toEqual(["r0", "r3", "r4", "  ", "  ", "r5"]);
+    expect(up[3]).toBe(reused!); // the row that left, not a new one
+    expect(up[3]!.dirty).toBe(false);
+    expect(up[3]!.every((cell) => cell[0] === 3)).toBe(true);
+    const down = rows();
+    rotateRows(down, -1, 1, 4, 3);
+    expect(text(down)).toEqual(["r0", "  ", "r1", "r2", "r3", "r5"]);
+    const all = rows();
+    rotateRows(all, 9, 0, 5, 3); // more than the range: all of it blank
+    expect(text(all)).toEqual(["  ", "  ", "  ", "  ", "  ", "  "]);
   });
 
   test("a cursor move followed at once by another is dropped; every other one stays", () => {

@@ -1,7 +1,6 @@
-import { updateContent, type Widgets } from "../blessed.ts";
+import { scrollRows, writeRow, type Widgets } from "../blessed.ts";
 import { Pane } from "./pane.ts";
-import { escapeTags } from "../sanitize.ts";
-import { TranscriptBuffer } from "../transcript-buffer.ts";
+import { TranscriptBuffer, type Row, type Voice } from "../transcript-buffer.ts";
 import { VOICE_STYLE } from "../theme.ts";
 import type { Rect } from "../layout.ts";
 
@@ -13,7 +12,11 @@ import type { Rect } from "../layout.ts";
  * region over the pane's rows, then delete or insert lines): only the rows that came into view
  * are written, instead of every row of the pane each frame. The region spans the whole width (a
  * terminal scrolls no narrower), so the side column's rows move too; blessed's own record of the
- * screen moves with them (Screen.deleteLine), and its diff puts back only the cells that differ.
+ * screen moves with them (scrollRows), and its diff puts back only the cells that differ.
+ *
+ * The rows go straight into the screen's cells when the box renders (writeRow), not through the
+ * box's content: blessed would parse the tags of every visible row, wrap and measure them, and
+ * read every cell's escape codes, on every frame, for rows the buffer has already wrapped.
  */
 export class TranscriptPane extends Pane {
   readonly buffer: TranscriptBuffer;
@@ -22,10 +25,17 @@ export class TranscriptPane extends Pane {
   private shown: number | null = null;
   /** Rows scrolled into view per frame, with when: how fast text pours in. */
   private scrolls: Array<{ at: number; rows: number }> = [];
+  /** What the next render puts inside the border. */
+  private rows: Row[] = [];
+  /** Each voice's cell attribute, for the box's attribute they were worked out from. */
+  private voiceAttrs = new Map<number, Map<Voice, number>>();
 
   constructor(parent: Widgets.Screen, rect: Rect) {
     super(parent, rect, "transcript", true);
     this.buffer = new TranscriptBuffer(this.innerWidth());
+    // blessed draws the border and the label; the cells inside are written by writeRows() alone.
+    (this.box as unknown as { _noFill: boolean })._noFill = true;
+    this.box.on("render", (coords: Coords) => this.writeRows(coords));
   }
 
   override place(rect: Rect): void {
@@ -60,9 +70,8 @@ export class TranscriptPane extends Pane {
 
   draw(now = performance.now()): void {
     const height = this.innerHeight();
-    const rows = this.buffer.visible(height);
+    this.rows = this.buffer.visible(height);
     this.scrollTerminal(height, now);
-    updateContent(this.box, rows.map((row) => VOICE_STYLE[row.voice][0] + escapeTags(row.text) + VOICE_STYLE[row.voice][1]).join("\n"));
     const { top, total } = this.buffer.position();
     const where = this.buffer.follow ? "" : ` ${top + 1}/${total} (End follows) `;
     const label = ` transcript${where ? " ·" + where : " "}`;
@@ -79,7 +88,47 @@ export class TranscriptPane extends Pane {
     const top = (this.box.top as number) + 1; // inside the border
     const bottom = top + height - 1;
     const screen = this.box.screen;
-    if (moved > 0) screen.deleteLine(moved, top, top, bottom);
-    else screen.insertLine(-moved, top, top, bottom);
+    scrollRows(this.box.screen, moved, top, bottom);
   }
+
+  private writeRows(coords: Coords): void {
+    const element = this.box as unknown as BoxInternals;
+    const fill = element.sattr(element.style);
+    const lines = element.screen.lines;
+    const [xi, xl] = [coords.xi + 1, coords.xl - 1];
+    for (let y = coords.yi + 1, i = 0; y < coords.yl - 1 && lines[y]; y++, i++) {
+      const row = this.rows[i];
+      writeRow(lines[y]!, xi, xl, row?.text ?? "", row ? this.voiceAttr(row.voice, fill) : fill, fill);
+    }
+  }
+
+  /** The attribute of a voice's cells: its colours (VOICE_STYLE) over the box's own. */
+  private voiceAttr(voice: Voice, base: number): number {
+    let byVoice = this.voiceAttrs.get(base);
+    if (!byVoice) this.voiceAttrs.set(base, (byVoice = new Map()));
+    let attr = byVoice.get(voice);
+    if (attr === undefined) {
+      const element = this.box as unknown as BoxInternals;
+      attr = base;
+      for (const code of element._parseTags(VOICE_STYLE[voice][0]).match(/\x1b\[[\d;]*m/g) ?? []) attr = element.screen.attrCode(code, attr, base);
+      byVoice.set(voice, attr);
+    }
+    return attr;
+  }
+}
+
+/** Where blessed drew a box, border included (the argument of its "render" event). */
+interface Coords {
+  xi: number;
+  xl: number;
+  yi: number;
+  yl: number;
+}
+
+/** The parts of a blessed box (and its screen) that writing rows needs. */
+interface BoxInternals {
+  style: unknown;
+  sattr(style: unknown): number;
+  _parseTags(text: string): string;
+  screen: { lines: Array<Array<[number, string]> & { dirty?: boolean }>; attrCode(code: string, attr: number, def: number): number };
 }

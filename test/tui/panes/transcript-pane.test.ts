@@ -1,6 +1,9 @@
 import { afterEach, expect, test } from "bun:test";
 import { PassThrough } from "node:stream";
-import { createScreen, type Widgets } from "../../../src/tui/blessed.ts";
+import { blessed, createScreen, type Widgets } from "../../../src/tui/blessed.ts";
+import { escapeTags } from "../../../src/tui/sanitize.ts";
+import { VOICE_STYLE } from "../../../src/tui/theme.ts";
+import type { Voice } from "../../../src/tui/transcript-buffer.ts";
 import { layout } from "../../../src/tui/layout.ts";
 import { TranscriptPane } from "../../../src/tui/panes/transcript-pane.ts";
 
@@ -61,4 +64,30 @@ test("scrolling back up inserts lines; a jump of a whole pane or more, a move or
   pane.place({ ...rect, width: rect.width - 10 });
   pane.scroll("bottom");
   expect(frame(() => pane.draw())).not.toMatch(/\x1b\[\d+[LM]/);
+});
+
+test("the rows written straight into the screen's cells are the cells blessed makes of the same rows as tagged content", () => {
+  const rows: Array<[string, Voice]> = [
+    ["plain ascii, the common case", "assistant"],
+    ["幅広い文字 ok: wide characters take two cells", "user"],
+    ["an emoji 😀 and an astral 𝒜 letter", "tool"],
+    ["combining: cafe\u0301 and n\u0303o", "thinking"],
+    ["{bold}not markup{/bold} and a lone { brace", "notice"],
+    ["宽".repeat(60), "result"], // wider than the pane: cut where the pane ends
+    ["", "assistant"],
+  ];
+  const rect = layout(160, 45).transcript;
+  const ours = fakeTerminal();
+  const pane = new TranscriptPane(ours.screen, rect);
+  for (const [text, voice] of rows) pane.line(text, voice);
+  ours.frame(() => pane.draw());
+  const theirs = fakeTerminal();
+  const box = blessed.box({ parent: theirs.screen, ...rect, border: "line", label: " transcript ", tags: true, wrap: false, style: { border: { fg: "gray" }, focus: { border: { fg: "cyan" } } } });
+  // The same rows through blessed's own content path (as the pane drew them before).
+  const shown = pane.buffer.visible(rect.height - 2);
+  box.setContent(shown.map((row) => VOICE_STYLE[row.voice][0] + escapeTags(row.text) + VOICE_STYLE[row.voice][1]).join("\n"));
+  theirs.frame(() => {});
+  const cells = (screen: Widgets.Screen) => (screen as unknown as { lines: Array<Array<[number, string]>> }).lines.slice(rect.top + 1, rect.top + rect.height - 1).map((line) => line.slice(rect.left + 1, rect.left + rect.width - 1));
+  expect(shown.length).toBeGreaterThanOrEqual(rows.length);
+  expect(cells(ours.screen)).toEqual(cells(theirs.screen));
 });

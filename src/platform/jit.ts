@@ -9,7 +9,7 @@ export function normalJit(): void {
 }
 
 /**
- * A TUI run spends its time waiting on the model and drawing at most 8 frames a second while text
+ * A TUI run spends its time waiting on the model and drawing at most 5 frames a second while text
  * pours in: thresholds 16 times the normal ones keep the JIT from compiling (and keeping resident)
  * code that a faster tier would not pay back. Measured with bench:tui at 2,000 tokens/s, 30 s per
  * transcript length: peak RSS 79-81 MiB at the normal policy, 70-72 MiB at 16, CPU the same within

@@ -29,7 +29,7 @@
  *   as fast as it writes and parsed for nothing but the first frame's status line.
  * - Numbers from inside the binary come from its benchmark hook (src/tui/bench-hook.ts, inert
  *   unless GLASSBOX_BENCH_REPORT is set; GLASSBOX_BENCH_PREFILL fills the transcript): the
- *   first-frame time, event-loop lag (how late a 10 ms timer fires), full frames drawn, JS heap.
+ *   first-frame time, event-loop lag (how late a 50 ms timer fires), full frames drawn, JS heap.
  *   They are printed as "inside the binary". CPU (utime+stime of the glassbox process only, also
  *   per thread) and RSS (VmRSS, peak VmHWM) come from /proc/PID.
  * - A config file raises model_options.max_tokens and idle_timeout_seconds and the limits

@@ -573,6 +573,8 @@ interface StreamRun {
   echo: number[];
   /** The server's last token → that token on the pane's screen, ms (NaN: not within seconds). */
   lastTokenMs: number;
+  /** When the last token was not seen: what a capture by a tmux client of its own then showed. */
+  missed?: string;
   /** The pane after the stream: tokens shown in order up to the last one, and how many. */
   screen: { complete: boolean; shown: number; last: string };
   peakRss: number;
@@ -609,11 +611,15 @@ async function streamInTmux(bench: TmuxBench, server: ServerHandle, prefill: num
     const ended = server.next("stream_end", seconds * 1000 + 30_000);
     // From the stream's end: the last token on the pane's screen, polled (a frame writes only the
     // cells that changed, so the output need not hold the token as one run of text).
+    let missed: string | undefined;
     const drawn = ended.then(async (end) => {
       for (let tries = 0; tries < 5000; tries++) {
         if (tokensOnScreen(await bench.capture(name), tokens).last === tokenText(tokens)) return Math.max(0, Date.now() - end.at);
         await Bun.sleep(1);
       }
+      // Which one failed, the screen or the control client's reading of it:
+      const fresh = tokensOnScreen(bench.run("capture-pane", "-p", "-t", name), tokens);
+      missed = `stream ${index}: ${tokenText(tokens)} not seen through the control client within ${((Date.now() - end.at) / 1000).toFixed(1)} s; a capture by a tmux client of its own then showed tokens up to ${fresh.last}`;
       return NaN;
     });
     // Keys typed like a person while it streams: one, its echo awaited, then erased.
@@ -653,6 +659,7 @@ async function streamInTmux(bench: TmuxBench, server: ServerHandle, prefill: num
       bytes,
       echo,
       lastTokenMs,
+      missed,
       screen,
       peakRss,
       lag: samples.flatMap((sample) => sample.lag ?? []),
@@ -695,6 +702,7 @@ interface StreamFigures {
   echoP99: number;
   echoes: number;
   lastTokenMs: number;
+  missed: string;
   complete: boolean;
   screens: string;
   peakRss: number;
@@ -721,6 +729,7 @@ function pooled(runs: StreamRun[]): StreamFigures {
     echoP99: percentile(echo, 0.99),
     echoes: echo.length,
     lastTokenMs: Math.max(...runs.map((run) => run.lastTokenMs)),
+    missed: runs.flatMap((run) => run.missed ?? []).join("; "),
     complete: runs.every((run) => run.screen.complete),
     screens: runs.map((run) => `${run.screen.shown} tokens up to ${run.screen.last}${run.screen.complete ? "" : " (INCOMPLETE)"}`).join("; "),
     peakRss: Math.max(...runs.map((run) => run.peakRss)),
@@ -762,6 +771,7 @@ async function streaming(server: ServerHandle, seconds: number, rounds: number):
   rows.forEach((f, i) => {
     console.log(`   N=${String(lengths[i]).padStart(6)}: CPU ${(f.cores * 100).toFixed(1).padStart(5)}% of a core · terminal output ${(f.bytesPer10s / 1e3).toFixed(0)} KB per 10 s · keystroke echo p50 ${f.echoP50.toFixed(1)} ms, p99 ${f.echoP99.toFixed(1)} ms (${f.echoes} keys) · last token drawn ${f.lastTokenMs.toFixed(1)} ms after the server sent it · peak RSS ${mibMb(f.peakRss)}`);
     console.log(`             on screen after the stream: ${f.screens}`);
+    if (f.missed) console.log(`             last token not seen: ${f.missed}`);
     console.log(`             inside the binary (benchmark hook): ${f.fps.toFixed(1)} frames/s, ${f.frameMs.toFixed(2)} ms in screen.render() per frame, event-loop lag p50 ${f.p50.toFixed(2)} ms, p99 ${f.p99.toFixed(2)} ms · ${f.rows} rows`);
     console.log(`             CPU by thread: ${f.threads}`);
   });

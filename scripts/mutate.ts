@@ -534,6 +534,12 @@ export const MUTANTS: Mutant[] = [
     replace: "scrollRows(this.box.screen, moved + 1, top, bottom);",
   },
   {
+    name: "the terminal scrolls the transcript past half its rows beside the side column",
+    file: "src/tui/panes/transcript-pane.ts",
+    find: "return fullWidth || moved <= height / 2;",
+    replace: "return true;",
+  },
+  {
     name: "rows scrolled into view keep what they showed before",
     file: "src/tui/blessed.ts",
     find: "      cell[0] = blankAttr;\n      cell[1] = \" \";\n",

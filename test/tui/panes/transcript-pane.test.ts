@@ -5,7 +5,7 @@ import { escapeTags } from "../../../src/tui/sanitize.ts";
 import { VOICE_STYLE } from "../../../src/tui/theme.ts";
 import type { Voice } from "../../../src/tui/transcript-buffer.ts";
 import { layout } from "../../../src/tui/layout.ts";
-import { TranscriptPane } from "../../../src/tui/panes/transcript-pane.ts";
+import { TranscriptPane, worthScrolling } from "../../../src/tui/panes/transcript-pane.ts";
 
 /** A real blessed screen, 160×45, writing to a stream this test reads instead of a terminal. */
 function fakeTerminal(): { screen: Widgets.Screen; frame(draw: () => void): string } {
@@ -90,4 +90,22 @@ test("the rows written straight into the screen's cells are the cells blessed ma
   const cells = (screen: Widgets.Screen) => (screen as unknown as { lines: Array<Array<[number, string]>> }).lines.slice(rect.top + 1, rect.top + rect.height - 1).map((line) => line.slice(rect.left + 1, rect.left + rect.width - 1));
   expect(shown.length).toBeGreaterThanOrEqual(rows.length);
   expect(cells(ours.screen)).toEqual(cells(theirs.screen));
+});
+
+test("beside the side column the terminal scrolls the pane by up to half its rows; past that the rows are written", () => {
+  const { screen, frame } = fakeTerminal();
+  const rect = layout(160, 45).transcript; // 39 rows inside, the side column to its right
+  const pane = new TranscriptPane(screen, rect);
+  for (let n = 1; n <= 100; n++) pane.line(line(n), "assistant");
+  frame(() => pane.draw());
+  for (let n = 101; n <= 119; n++) pane.line(line(n), "assistant");
+  expect(frame(() => pane.draw())).toContain("\x1b[19M"); // 19 of 39: scrolled
+  for (let n = 120; n <= 139; n++) pane.line(line(n), "assistant");
+  const rewritten = frame(() => pane.draw()); // 20 of 39: written
+  expect(rewritten).not.toMatch(/\x1b\[\d+M/);
+  // Written in place: only the cells that differ from the row that was there (here, digits).
+  const shown = (screen as unknown as { lines: Array<Array<[number, string]>> }).lines.map((row) => row.map((cell) => cell[1]).join(""));
+  expect(shown[rect.top + 39]).toContain(line(139));
+  expect(shown[rect.top + 1]).toContain(line(101));
+  expect([worthScrolling(30, 39, true), worthScrolling(39, 39, true), worthScrolling(20, 39, false), worthScrolling(19, 39, false)]).toEqual([true, false, false, true]);
 });

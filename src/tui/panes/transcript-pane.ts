@@ -121,7 +121,7 @@ export class TranscriptPane extends Pane {
  * every row written. Scrolling saves writing the rows that stay; beside a side column it also
  * moves the side column's rows, which must then be written back. Past half the pane that costs
  * more than it saves: text pouring in 33 rows a frame into a 39-row pane wrote 270 KB per 10 s
- * scrolled and 190 KB rewritten.
+ * scrolled and 180-190 KB rewritten.
  */
 export function worthScrolling(moved: number, height: number, fullWidth: boolean): boolean {
   if (moved >= height) return false;

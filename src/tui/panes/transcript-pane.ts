@@ -5,12 +5,12 @@ import { VOICE_STYLE } from "../theme.ts";
 import type { Rect } from "../layout.ts";
 
 /**
- * The conversation as it streams. The widget only ever holds the visible rows (the buffer
- * sanitizes everything on the way in), so a frame costs the same at any transcript length.
+ * The conversation as it streams. A frame only ever handles the visible rows (the buffer
+ * sanitizes everything on the way in), so it costs the same at any transcript length.
  *
- * When the view moved by fewer rows than it holds, the terminal scrolls them itself (a scroll
- * region over the pane's rows, then delete or insert lines): only the rows that came into view
- * are written, instead of every row of the pane each frame. The region spans the whole width (a
+ * When the view moved by fewer rows than it holds (and few enough: worthScrolling), the terminal
+ * scrolls them itself (a scroll region over the pane's rows, then delete or insert lines): only
+ * the rows that came into view are written, instead of every row of the pane each frame. The region spans the whole width (a
  * terminal scrolls no narrower), so the side column's rows move too; blessed's own record of the
  * screen moves with them (scrollRows), and its diff puts back only the cells that differ.
  *

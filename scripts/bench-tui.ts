@@ -70,6 +70,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { GLASSBOX_ENTRY, buildBinary, megabytes } from "./build.ts";
+import { layout } from "../src/tui/layout.ts";
 
 const root = path.resolve(import.meta.dir, "..");
 const COLS = 160;
@@ -683,12 +684,20 @@ async function streamInTmux(bench: TmuxBench, server: ServerHandle, prefill: num
 }
 
 /**
- * Which streamed tokens the pane shows, in order: complete when they run without a gap and end
- * with the last one sent.
+ * Which streamed tokens the transcript pane shows, in order: complete when they run without a gap
+ * and end with the last one sent. Only the cells inside the pane's border are read: elsewhere the
+ * screen holds other text that can look like a token (the workspace's random name in the status
+ * line, such as `…-bench-tui-Qw4Ab`, once read as the last token, w4).
  */
 export function tokensOnScreen(screen: string, count: number): { complete: boolean; shown: number; last: string } {
+  const pane = layout(COLS, ROWS).transcript;
+  const inside = screen
+    .split("\n")
+    .slice(pane.top + 1, pane.top + pane.height - 1)
+    .map((row) => row.slice(pane.left + 1, pane.left + pane.width - 1))
+    .join("\n");
   // A row starts right after the pane's border character, so no word boundary is asked for.
-  const numbers = [...screen.matchAll(/(?<![0-9])w(\d+)(?![0-9])/g)].map((match) => Number(match[1]));
+  const numbers = [...inside.matchAll(/(?<![0-9])w(\d+)(?![0-9])/g)].map((match) => Number(match[1]));
   const last = numbers.at(-1);
   const inOrder = numbers.every((n, i) => i === 0 || n === numbers[i - 1]! + 1);
   return { complete: numbers.length > 0 && inOrder && last === count, shown: numbers.length, last: last === undefined ? "none" : tokenText(last) };

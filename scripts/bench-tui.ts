@@ -50,8 +50,8 @@
  *    of streaming, from the first token until the last is on screen; keystroke echo: an upper-case
  *    key typed every 200 ms while it streams (then erased), from the key sent to its echo in the
  *    pane's output, p50 and p99; how long after the server sent its last token that token is on
- *    the pane's screen, and whether the screen then shows the tokens without a gap up to the last
- *    one; peak RSS; from inside the binary frames per second, time in screen.render() and
+ *    the pane's screen, and whether the transcript pane then shows the tokens without a gap up to
+ *    the last one (if it is not seen, what a capture by a tmux client of its own showed); peak RSS; from inside the binary frames per second, time in screen.render() and
  *    event-loop lag.
  * 3. --million tokens (default 1,000,000) through one session as fast as the TUI reads them (or at
  *    --million-rate tokens/s), after a first run of 20,000 tokens in the same session (what any

@@ -15,7 +15,7 @@ export const FRAME_MS = 33;
 /**
  * The pace while text scrolls by faster than anyone reads it: 5 frames a second still shows it
  * moving, and every frame that scrolls costs the side column's cells again, in the terminal and in
- * the diff. Measured with bench:tui at 2,000 tokens a second: 8 frames a second took 13-15% of a
+ * the diff. Measured with bench:tui at 2,000 tokens a second: 8 frames a second took 12-15% of a
  * core and 340 KB per 10 s, 5 took 11-13% and 270 KB.
  */
 export const POURING_FRAME_MS = 200;

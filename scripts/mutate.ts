@@ -9,6 +9,7 @@
 import { chmodSync, cpSync, existsSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir, availableParallelism } from "node:os";
 import { join } from "node:path";
+import { endE2eServers } from "../test/helpers/tmux-servers.ts";
 
 interface Mutant {
   name: string;
@@ -852,6 +853,8 @@ async function runSuite(copy: string, mutant: Mutant | null, paths: string[], ba
   }, SUITE_TIMEOUT_MS);
   const [out, err] = await Promise.all([new Response(child.stdout).text(), new Response(child.stderr).text(), child.exited]);
   clearTimeout(timer);
+  // A bailed-out or killed suite leaves its e2e tmux servers, and the binaries in them, running.
+  endE2eServers((owner) => owner === child.pid);
   if (hung) return { failed: 1, passed: 0, seconds: SUITE_TIMEOUT_MS / 1000, hung, caughtBy: ["(the suite hung)"], output: "" };
   const summary = out + err;
   const caughtBy = [...new Set([...summary.matchAll(/^\(fail\) (.+?)(?: \[[\d.]+m?s\])?$/gm)].map((match) => match[1]!))];

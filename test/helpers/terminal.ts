@@ -16,6 +16,7 @@ import os from "node:os";
 import path from "node:path";
 import { GLASSBOX_ENTRY, buildBinary } from "../../scripts/build.ts";
 import { copyToyWorkspace } from "../../src/cli/toy-workspace.ts";
+import { endE2eServers, isAlive } from "./tmux-servers.ts";
 
 export const tmuxPath = Bun.which("tmux");
 export const E2E_SKIPPED = !tmuxPath || process.env.GLASSBOX_SKIP_E2E === "1";
@@ -65,36 +66,6 @@ function quote(word: string): string {
 
 let servers = 0;
 
-/**
- * `bun test --bail` (scripts/mutate.ts) exits at the first failure without running afterAll, and
- * leaves that file's tmux server running, with the binaries in its panes. The next test process
- * ends every e2e server whose test process is gone.
- */
-function killAbandonedServers(): void {
-  const folder = path.join(process.env.TMUX_TMPDIR ?? "/tmp", `tmux-${process.getuid?.() ?? 0}`);
-  let names: string[] = [];
-  try {
-    names = fs.readdirSync(folder);
-  } catch {
-    return; // no tmux server has run
-  }
-  for (const name of names) {
-    const owner = /^glassbox-e2e-(\d+)-\d+$/.exec(name)?.[1];
-    if (!owner || isAlive(Number(owner))) continue;
-    Bun.spawnSync([tmuxPath!, "-L", name, "kill-server"], { stderr: "ignore" });
-    fs.rmSync(path.join(folder, name), { force: true });
-  }
-}
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === "EPERM";
-  }
-}
-
 /** Sets up (beforeAll) and tears down (afterAll) a private tmux server for the calling describe block. */
 export function useTerminal(): Terminal {
   const socket = `glassbox-e2e-${process.pid}-${++servers}`;
@@ -108,7 +79,8 @@ export function useTerminal(): Terminal {
   };
 
   beforeAll(async () => {
-    killAbandonedServers();
+    // Servers a bailed-out test process left behind (its afterAll never ran).
+    endE2eServers((owner) => !isAlive(owner), tmuxPath ?? undefined);
     state.dir = fs.mkdtempSync(path.join(os.tmpdir(), "glassbox-e2e-"));
     state.tmp = path.join(state.dir, "tmp");
     fs.mkdirSync(state.tmp);

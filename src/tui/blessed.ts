@@ -50,10 +50,7 @@ unicode.blessed = { screen: Screen };
  */
 const charWidth: (str: string | number, i?: number) => number = unicode.charWidth;
 unicode.charWidth = (str: string | number, i?: number) => {
-  if (typeof str === "string" && !i) {
-    const code = str.charCodeAt(0);
-    if (code >= 0x20 && code < 0x7f && str.length === 1) return 1;
-  }
+  if (typeof str === "string" && !i && plainAscii(str)) return 1;
   return charWidth(str, i);
 };
 const codePointAt: (str: string, position?: number) => number | undefined = unicode.codePointAt;

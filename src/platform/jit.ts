@@ -14,7 +14,9 @@ export function normalJit(): void {
  * code that a faster tier would not pay back. Measured with bench:tui at 2,000 tokens/s, 30 s per
  * transcript length: peak RSS 79-81 MiB at the normal policy, 70-72 MiB at 16, CPU the same within
  * the machine's noise (0.12-0.14 of a core either way); at 64, 67-68 MiB, but heavy one-off work
- * (a large diff to approve) would run longer in the interpreter.
+ * (a large diff to approve) would run longer in the interpreter. Measured again after the transcript
+ * began writing its cells itself: at 16, 11.7-11.8% of a core and 55-58 MiB at peak; at 8,
+ * 11.3-13.5% and 70-71 MiB; at 32, 12.5-14.8% and 59-60 MiB.
  */
 export const INTERACTIVE_JIT_POLICY = 16;
 

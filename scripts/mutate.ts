@@ -783,7 +783,8 @@ const COPIED = ["src", "test", "workspace", "prompts", "scripts", "evals", "docs
  * The guards live in src/; the compiled-binary tests only add minutes per mutant, so they run only
  * for mutants in src/tui, which only they can catch.
  */
-const suiteEnv = (mutant: Mutant | null) => (mutant?.file.startsWith("src/tui/") ? { ...process.env, GLASSBOX_SKIP_E2E: "0" } : { ...process.env, GLASSBOX_SKIP_E2E: "1" });
+/** `tmp`: the suite's own TMPDIR, removed with the copy: a bailed-out suite skips its afterAll clean-up (and the release it built is 750 MB). */
+const suiteEnv = (mutant: Mutant | null, tmp: string) => ({ ...process.env, TMPDIR: tmp, GLASSBOX_SKIP_E2E: mutant?.file.startsWith("src/tui/") ? "0" : "1" });
 
 /** The file with the guard removed; throws when the guard text is gone or ambiguous. */
 function mutatedText(mutant: Mutant, root: string): string {
@@ -824,27 +825,30 @@ export function nearTests(file: string, exists: (path: string) => boolean = exis
 
 async function runMutant(mutant: Mutant | null): Promise<MutantResult> {
   const copy = mkdtempSync(join(tmpdir(), "glassbox-mutant-"));
-  // The sandbox tests run the check runner as an unprivileged user: it must be able to read the copy.
+  const tmp = mkdtempSync(join(tmpdir(), "glassbox-mutant-tmp-"));
+  // The sandbox tests run the check runner as an unprivileged user: it must be able to read the copy, and use TMPDIR as it would /tmp.
   chmodSync(copy, 0o755);
+  chmodSync(tmp, 0o1777);
   try {
     for (const entry of COPIED) cpSync(join(SNAPSHOT, entry), join(copy, entry), { recursive: true });
     symlinkSync(join(ROOT, "node_modules"), join(copy, "node_modules"));
-    if (!mutant) return await runSuite(copy, mutant, [], false);
+    if (!mutant) return await runSuite(copy, tmp, mutant, [], false);
     writeFileSync(join(copy, mutant.file), mutatedText(mutant, copy));
     const started = performance.now();
     const near = nearTests(mutant.file);
-    const first = near.length ? await runSuite(copy, mutant, near, true) : null;
-    const result = first && first.failed > 0 ? first : await runSuite(copy, mutant, [], true);
+    const first = near.length ? await runSuite(copy, tmp, mutant, near, true) : null;
+    const result = first && first.failed > 0 ? first : await runSuite(copy, tmp, mutant, [], true);
     return { ...result, seconds: (performance.now() - started) / 1000 };
   } finally {
     rmSync(copy, { recursive: true, force: true });
+    rmSync(tmp, { recursive: true, force: true });
   }
 }
 
 /** `bun test [PATHS]` in the copy; `bail`: stop at the first failure, all a mutant needs. */
-async function runSuite(copy: string, mutant: Mutant | null, paths: string[], bail: boolean): Promise<MutantResult> {
+async function runSuite(copy: string, tmp: string, mutant: Mutant | null, paths: string[], bail: boolean): Promise<MutantResult> {
   const started = performance.now();
-  const child = Bun.spawn([process.execPath, "test", ...(bail ? ["--bail"] : []), ...paths.map((path) => `./${path}`)], { cwd: copy, env: suiteEnv(mutant), stdin: "ignore", stdout: "pipe", stderr: "pipe", detached: true });
+  const child = Bun.spawn([process.execPath, "test", ...(bail ? ["--bail"] : []), ...paths.map((path) => `./${path}`)], { cwd: copy, env: suiteEnv(mutant, tmp), stdin: "ignore", stdout: "pipe", stderr: "pipe", detached: true });
   // A removed guard can hang the suite (a FIFO opened, a check never killed): that counts as caught.
   let hung = false;
   const timer = setTimeout(() => {

@@ -2,10 +2,8 @@
  * The release, built once per `bun test` process by the real scripts/release.ts into a temp
  * folder (release and install tests share it). Set GLASSBOX_SKIP_E2E=1 to skip the tests that need it.
  */
-import fs from "node:fs";
-import os from "node:os";
-import path from "node:path";
 import { release, type ReleasedFile } from "../../scripts/release.ts";
+import { tempFolder } from "./workspace.ts";
 
 export interface BuiltRelease {
   dir: string;
@@ -16,8 +14,8 @@ let built: Promise<BuiltRelease> | null = null;
 
 export function sharedRelease(): Promise<BuiltRelease> {
   built ??= (async () => {
-    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "glassbox-release-"));
-    process.on("exit", () => fs.rmSync(dir, { recursive: true, force: true }));
+    // process.on("exit") never runs under bun test; the preload's afterAll does, once every file is done.
+    const dir = tempFolder("release");
     return { dir, files: await release(dir) };
   })();
   return built;

@@ -17,6 +17,7 @@ import path from "node:path";
 import { GLASSBOX_ENTRY, buildBinary } from "../../scripts/build.ts";
 import { copyToyWorkspace } from "../../src/cli/toy-workspace.ts";
 import { endE2eServers, isAlive } from "./tmux-servers.ts";
+import { tempFolder } from "./workspace.ts";
 
 export const tmuxPath = Bun.which("tmux");
 export const E2E_SKIPPED = !tmuxPath || process.env.GLASSBOX_SKIP_E2E === "1";
@@ -27,8 +28,7 @@ let built: Promise<string> | null = null;
 /** The binary, built once into its own temp folder for the whole test process. */
 function sharedBinary(): Promise<string> {
   built ??= (async () => {
-    const folder = fs.mkdtempSync(path.join(os.tmpdir(), "glassbox-e2e-bin-"));
-    process.on("exit", () => fs.rmSync(folder, { recursive: true, force: true }));
+    const folder = tempFolder("e2e-bin"); // removed once every test file is done, by the preload's afterAll
     return (await buildBinary(GLASSBOX_ENTRY, path.join(folder, "glassbox"))).outfile;
   })();
   return built;
@@ -65,6 +65,9 @@ function quote(word: string): string {
 }
 
 let servers = 0;
+
+/** Long enough for tmux to take the rest of a frame, short enough to fall between two frames while text pours in (5 a second). */
+const SETTLE_MS = 25;
 
 /** Sets up (beforeAll) and tears down (afterAll) a private tmux server for the calling describe block. */
 export function useTerminal(): Terminal {
@@ -151,7 +154,12 @@ export function useTerminal(): Terminal {
         let text = "";
         for (const started = Date.now(); Date.now() - started < ms; await Bun.sleep(pollMs)) {
           text = pane.screen();
-          if (done(text)) return text;
+          if (!done(text)) continue;
+          // tmux takes a big frame in pieces: a match can show a frame half written, so the screen must hold still for a moment too.
+          await Bun.sleep(SETTLE_MS);
+          const again = pane.screen();
+          if (again === text) return text;
+          text = again;
         }
         throw new Error(`${name}: timed out after ${ms} ms waiting for ${what ?? String(want)}; the pane shows:\n${text}`);
       },

@@ -1,6 +1,5 @@
-import { chmodSync, mkdtempSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { chmodSync } from "node:fs";
+import { tempFolder } from "./workspace.ts";
 
 /** nobody:nogroup, which CI's root becomes for the sandbox tests (a laptop's user already is unprivileged). */
 export const NOBODY = 65534;
@@ -11,9 +10,9 @@ export function asUnprivileged(argv: string[]): string[] {
   return IS_ROOT ? ["setpriv", `--reuid=${NOBODY}`, `--regid=${NOBODY}`, "--clear-groups", ...argv] : argv;
 }
 
-/** A temp folder the unprivileged user owns (mkdtemp makes it 0700 and root's when CI runs as root). */
+/** A temp folder the unprivileged user owns (mkdtemp makes it 0700 and root's when CI runs as root), removed after the run. */
 export function unprivilegedFolder(purpose: string): string {
-  const dir = mkdtempSync(join(tmpdir(), `glassbox-test-${purpose}-`));
+  const dir = tempFolder(purpose);
   handOver(dir);
   return dir;
 }

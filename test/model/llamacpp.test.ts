@@ -1,11 +1,11 @@
 import { expect, test, describe } from "bun:test";
-import fs, { mkdtempSync } from "node:fs";
-import { tmpdir } from "node:os";
+import fs from "node:fs";
 import path, { join } from "node:path";
 import { LlamaCppModel, contentOnly } from "../../src/model/llamacpp.ts";
 import { ModelOptionsSchema } from "../../src/model/options.ts";
 import { ModelError, type ModelRequest } from "../../src/model/types.ts";
 import { assembled, collect as collectFrom } from "../helpers/model.ts";
+import { tempFolder } from "../helpers/workspace.ts";
 import { WireLog, readWireLog } from "../../src/trace/wire-log.ts";
 import { FIXTURES, llamaCppCapture, readFixture, startFakeServer, type Scene } from "../helpers/fake-server.ts";
 
@@ -242,7 +242,7 @@ describe("llama.cpp failures", () => {
 
 test("the wire log holds each request before the response, and the assembled response", async () => {
   const server = serving(llamaCppCapture("09-tool-result-followup-stream"));
-  const path = join(mkdtempSync(join(tmpdir(), "glassbox-wire-")), "wire.jsonl");
+  const path = join(tempFolder("wire"), "wire.jsonl");
   await collect(new LlamaCppModel("llamacpp", server.url, options(), new WireLog(path)));
   const entries = readWireLog(path);
   expect(entries.map((entry) => entry.kind)).toEqual(["request", "response"]);
@@ -255,7 +255,7 @@ test("the wire log holds each request before the response, and the assembled res
 });
 
 test("the request is in the wire log at the moment it reaches the server, not only after", async () => {
-  const path = join(mkdtempSync(join(tmpdir(), "glassbox-wire-")), "wire.jsonl");
+  const path = join(tempFolder("wire"), "wire.jsonl");
   const loggedOnArrival: boolean[] = [];
   const server = startFakeServer((seen) => {
     // Read while the request is arriving: a log written after the send would not hold it yet.

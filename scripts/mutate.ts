@@ -215,6 +215,30 @@ export const MUTANTS: Mutant[] = [
     replace: "this.stalled = true;",
   },
   {
+    name: "the loopback socket never paused between reads",
+    file: "src/model/loopback.ts",
+    find: "if (this.headDone && !this.waiting && !this.ended && !this.error) this.pause();",
+    replace: "",
+  },
+  {
+    name: "a chunked framing line cut between packets read as whole",
+    file: "src/model/loopback.ts",
+    find: "if (lineEnd < 0) return at;",
+    replace: "if (lineEnd < 0) return bytes.length;",
+  },
+  {
+    name: "a loopback body cut off taken as complete",
+    file: "src/model/loopback.ts",
+    find: "if (this.headDone && this.framing === \"close\") this.finish();",
+    replace: "if (this.headDone) this.finish();",
+  },
+  {
+    name: "a stopped loopback exchange keeps its connection",
+    file: "src/model/loopback.ts",
+    find: "this.socket?.terminate();",
+    replace: "",
+  },
+  {
     name: "Ollama num_ctx not sent",
     file: "src/model/ollama.ts",
     find: "num_ctx: o.num_ctx,",

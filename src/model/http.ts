@@ -1,3 +1,4 @@
+import { isLoopbackHttp, loopbackFetch } from "./loopback.ts";
 import { ModelError } from "./types.ts";
 
 /**
@@ -35,12 +36,13 @@ export class ServerExchange {
   async send(init: { method: "GET" | "POST"; body?: string }): Promise<Response> {
     this.kick();
     try {
-      return await fetch(this.url, {
+      const request = {
         method: init.method,
         body: init.body,
         headers: init.body !== undefined ? { "Content-Type": "application/json" } : undefined,
         signal: this.controller.signal,
-      });
+      };
+      return await (isLoopbackHttp(this.url) ? loopbackFetch(this.url, request) : fetch(this.url, request));
     } catch (error) {
       throw this.translate(error);
     }

@@ -221,6 +221,12 @@ export const MUTANTS: Mutant[] = [
     replace: "",
   },
   {
+    name: "a model's reply from this machine read through fetch",
+    file: "src/model/http.ts",
+    find: "init.reply && isLoopbackHttp(this.url)",
+    replace: "false",
+  },
+  {
     name: "a chunked framing line cut between packets read as whole",
     file: "src/model/loopback.ts",
     find: "if (lineEnd < 0) return at;",

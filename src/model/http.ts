@@ -33,7 +33,12 @@ export class ServerExchange {
     if (outer.aborted) this.controller.abort();
   }
 
-  async send(init: { method: "GET" | "POST"; body?: string }): Promise<Response> {
+  /**
+   * `reply`: a model's reply, read piece by piece as it streams. From a server on this machine it
+   * comes through a socket paused between reads (loopback.ts); everything else, and the small
+   * endpoints asked at start (health, props), go through fetch, which is native and warm then.
+   */
+  async send(init: { method: "GET" | "POST"; body?: string; reply?: boolean }): Promise<Response> {
     this.kick();
     try {
       const request = {
@@ -42,7 +47,7 @@ export class ServerExchange {
         headers: init.body !== undefined ? { "Content-Type": "application/json" } : undefined,
         signal: this.controller.signal,
       };
-      return await (isLoopbackHttp(this.url) ? loopbackFetch(this.url, request) : fetch(this.url, request));
+      return await (init.reply && isLoopbackHttp(this.url) ? loopbackFetch(this.url, request) : fetch(this.url, request));
     } catch (error) {
       throw this.translate(error);
     }

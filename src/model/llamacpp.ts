@@ -44,7 +44,7 @@ export class LlamaCppModel implements ModelClient {
     let status = 0;
     const attempt = loggedReply(this.wire, url, body, () => status, async function* (this: LlamaCppModel) {
       const exchange = new ServerExchange(url, this.options.idle_timeout_seconds * 1000, request.signal);
-      const response = await exchange.send({ method: "POST", body });
+      const response = await exchange.send({ method: "POST", body, reply: true });
       status = response.status;
       if (!response.ok) throw this.httpError(url, await exchange.failure(response));
       if (stream) yield* streamedDeltas(exchange, response);

@@ -42,7 +42,7 @@ export class OllamaModel implements ModelClient {
     let status = 0;
     yield* loggedReply(this.wire, url, body, () => status, async function* (this: OllamaModel) {
       const exchange = new ServerExchange(url, this.options.idle_timeout_seconds * 1000, request.signal);
-      const response = await exchange.send({ method: "POST", body });
+      const response = await exchange.send({ method: "POST", body, reply: true });
       status = response.status;
       if (!response.ok) throw this.httpError(url, await exchange.failure(response));
       yield* ndjsonDeltas(exchange, response);

@@ -185,17 +185,22 @@ describe("which way a request goes", () => {
     for (const url of ["https://127.0.0.1:8080", "http://192.168.1.2:8080", "http://127.0.0.2:8080", "http://example.com", "not a url"]) expect(isLoopbackHttp(url)).toBe(false);
   });
 
-  test("ServerExchange sends a loopback request over glassbox's socket, and any other through fetch", async () => {
+  test("ServerExchange sends a model's reply from this machine over glassbox's socket, and everything else through fetch", async () => {
     const answer: Script = { writes: ['HTTP/1.1 200 OK\r\nContent-Length: 4\r\n\r\n"ok"'] };
+    const viaFetch = /user-agent: bun/i;
     const local = rawServer(answer);
-    const viaSocket = new ServerExchange(`${local.url}/props`, 5000, signal());
-    expect(await viaSocket.json(await viaSocket.send({ method: "GET" }))).toBe("ok");
+    const reply = new ServerExchange(`${local.url}/v1/chat/completions`, 5000, signal());
+    expect(await reply.json(await reply.send({ method: "POST", body: "{}", reply: true }))).toBe("ok");
     expect(local.requests[0]).toContain("Connection: close\r\n");
-    expect(local.requests[0]).not.toMatch(/user-agent/i);
+    expect(local.requests[0]).not.toMatch(viaFetch);
+    // A small endpoint, asked at start, where fetch is native and warm.
+    const props = new ServerExchange(`${local.url}/props`, 5000, signal());
+    expect(await props.json(await props.send({ method: "GET" }))).toBe("ok");
+    expect(local.requests[1]).toMatch(viaFetch);
     // Every address of 127/8 is this machine, but only the usual ones take the socket: 127.0.0.2 goes through fetch.
     const other = rawServer(answer, "0.0.0.0");
-    const viaFetch = new ServerExchange(other.url.replace("0.0.0.0", "127.0.0.2") + "/props", 5000, signal());
-    expect(await viaFetch.json(await viaFetch.send({ method: "GET" }))).toBe("ok");
-    expect(other.requests[0]).toMatch(/user-agent: bun/i);
+    const elsewhere = new ServerExchange(other.url.replace("0.0.0.0", "127.0.0.2") + "/v1/chat/completions", 5000, signal());
+    expect(await elsewhere.json(await elsewhere.send({ method: "POST", body: "{}", reply: true }))).toBe("ok");
+    expect(other.requests[0]).toMatch(viaFetch);
   });
 });

@@ -245,6 +245,24 @@ export const MUTANTS: Mutant[] = [
     replace: "",
   },
   {
+    name: "an eval run stopped by Ctrl-C judged and kept",
+    file: "src/eval/runner.ts",
+    find: "if (options.signal?.aborted) return null;",
+    replace: "",
+  },
+  {
+    name: "an eval ignores Ctrl-C",
+    file: "src/cli/eval.ts",
+    find: "process.on(\"SIGINT\", onSignal);",
+    replace: "",
+  },
+  {
+    name: "an eval stopped by Ctrl-C starts the next run",
+    file: "src/eval/pool.ts",
+    find: "while (next < items.length && !stop?.aborted) {",
+    replace: "while (next < items.length) {",
+  },
+  {
     name: "Ollama num_ctx not sent",
     file: "src/model/ollama.ts",
     find: "num_ctx: o.num_ctx,",

@@ -27,9 +27,27 @@ const stderrSink: ProgressSink = { tty: Boolean(process.stderr.isTTY), write: (t
  * `--replay RUNS_DIR` feeds the recorded replies back through the current harness instead;
  * `--resume OUT` finishes an interrupted eval.
  */
-export async function evaluate(args: CliArgs, out: (line: string) => void = (line) => console.log(line), progress: ProgressSink = stderrSink): Promise<number> {
+export async function evaluate(
+  args: CliArgs,
+  out: (line: string) => void = (line) => console.log(line),
+  progress: ProgressSink = stderrSink,
+  stop?: AbortSignal,
+): Promise<number> {
   const arms = args.resumeEval ? resumeArms(args) : args.replay ? replayArm(args) : newArms(args);
-  await runArms(arms, args.jobs, progress);
+  const interrupt = stop ? { signal: stop, close: () => {} } : onInterrupt();
+  try {
+    await runArms(arms, args.jobs, progress, interrupt.signal);
+  } finally {
+    interrupt.close();
+  }
+  if (interrupt.signal.aborted) {
+    const kept = arms.reduce((sum, arm) => sum + readVerdicts(arm.folder).length, 0);
+    const owed = arms.reduce((sum, arm) => sum + arm.plan.length, 0);
+    const outDir = arms.length > 1 ? dirname(arms[0]!.folder) : arms[0]!.folder;
+    // On a terminal the progress line is still open.
+    progress.write(`${progress.tty ? "\n" : ""}interrupted: ${kept} of ${owed} run(s) finished and kept; the runs that were stopped left nothing. glassbox eval --resume ${outDir} runs the rest\n`);
+    return INTERRUPTED_EXIT;
+  }
   for (const arm of arms) {
     const verdicts = readVerdicts(arm.folder);
     out(`${arm.manifest.replay ? "replayed" : "ran"} ${verdicts.length} run(s) of arm ${arm.manifest.arm}; results in ${arm.folder}`);
@@ -37,6 +55,31 @@ export async function evaluate(args: CliArgs, out: (line: string) => void = (lin
   }
   if (arms.length > 1) for (const line of compareLines(mergeArms(arms.map((arm) => arm.folder)))) out(line);
   return 0;
+}
+
+/** What a shell reports for a command stopped by Ctrl-C (128 + SIGINT). */
+export const INTERRUPTED_EXIT = 130;
+
+/**
+ * Ctrl-C (or SIGTERM) stops the eval: the runs under way are stopped as a person's Esc stops one
+ * (their checks killed, their workspace copies removed), none is judged, and no new one starts. A
+ * second Ctrl-C quits at once.
+ */
+function onInterrupt(): { signal: AbortSignal; close(): void } {
+  const controller = new AbortController();
+  const onSignal = () => {
+    if (controller.signal.aborted) process.exit(INTERRUPTED_EXIT);
+    controller.abort();
+  };
+  process.on("SIGINT", onSignal);
+  process.on("SIGTERM", onSignal);
+  return {
+    signal: controller.signal,
+    close() {
+      process.off("SIGINT", onSignal);
+      process.off("SIGTERM", onSignal);
+    },
+  };
 }
 
 /** `glassbox compare RESULTS…`: folders of one arm merged, then each arm against the first. */
@@ -133,7 +176,7 @@ function startArm(folder: string, manifest: Manifest, tasks: Task[], plan: Array
 }
 
 /** Every run not yet finished, all arms together, `jobs` at once; results.json rewritten as each lands. */
-async function runArms(arms: ArmRun[], jobs: number, sink: ProgressSink): Promise<void> {
+async function runArms(arms: ArmRun[], jobs: number, sink: ProgressSink, stop: AbortSignal): Promise<void> {
   const finished = arms.map((arm) => new Map(arm.plan.flatMap(([task, seed]) => {
     const verdict = readVerdict(arm.folder, task.name, seed);
     return verdict ? [[`${task.name}#${seed}`, verdict] as const] : [];
@@ -154,14 +197,17 @@ async function runArms(arms: ArmRun[], jobs: number, sink: ProgressSink): Promis
         out: arm.folder,
         replies: arm.manifest.replay ? join(runFolder(arm.manifest.replay, task.name, seed), "replies.json") : undefined,
         allowExperiments: Boolean(arm.manifest.replay),
+        signal: stop,
       });
     },
     (verdict, index) => {
+      if (!verdict) return; // stopped: nothing to keep
       const { which } = todo[index]!;
       finished[which]!.set(`${verdict.task}#${verdict.seed}`, verdict);
       writeResults(arms[which]!, finished[which]!);
       progress.ran(verdict.passed);
     },
+    stop,
   );
 }
 

@@ -36,6 +36,8 @@ export interface EvalRunOptions {
   /** Where runs/<task>/seed-<n>/ goes. */
   out: string;
   allowExperiments?: boolean;
+  /** Stops the run (Ctrl-C): it is then not judged and leaves no verdict, so --resume runs it again. */
+  signal?: AbortSignal;
 }
 
 /** The folder a run's files go to. */
@@ -47,8 +49,9 @@ export function runFolder(out: string, task: string, seed: number): string {
  * Runs one task with one seed on a fresh copy of its workspace, headless (edits are allowed: the
  * copy is thrown away), and records the config, the replies, the events and the verdict. The
  * verdict is written last: a run folder without one is unfinished and runs again on --resume.
+ * A run stopped by `signal` gives null.
  */
-export async function runOne(task: Task, seed: number, options: EvalRunOptions): Promise<RunVerdict> {
+export async function runOne(task: Task, seed: number, options: EvalRunOptions): Promise<RunVerdict | null> {
   const folder = runFolder(options.out, task.name, seed);
   rmSync(folder, { recursive: true, force: true });
   mkdirSync(folder, { recursive: true });
@@ -63,9 +66,10 @@ export async function runOne(task: Task, seed: number, options: EvalRunOptions):
     const args = evalArgs(task, root, folder, configPath, options);
     const started = performance.now();
     const session = openSession(args, undefined, undefined, { seed, allowExperiments: options.allowExperiments, limits: task.limits });
-    const run = startRun(session, task.prompt);
+    const run = startRun(session, task.prompt, options.signal);
     const events: AgentEvent[] = [];
     for await (const event of run.events) events.push(event);
+    if (options.signal?.aborted) return null;
     const seconds = (performance.now() - started) / 1000;
     copyFileSync(run.logPath, join(folder, "events.jsonl"));
     const criteria = await judge(task.pass, events, { root, checks: session.config.checks, canary, before, taskFolder: task.folder });

@@ -50,7 +50,12 @@ describe("eval against a fake OpenAI-compatible server, runs in parallel", () =>
 
   test("an eval killed halfway and resumed gives the same results as one that ran through", async () => {
     const out = join(tempFolder("lab-resume"), "out");
-    const child = Bun.spawn([process.execPath, join(import.meta.dir, "..", "..", "src", "cli", "main.ts"), "eval", "--tasks", tasks, "--model", `llamacpp:${server.url}`, "--seeds", "1..2", "--jobs", "2", "--out", out], { stdout: "ignore", stderr: "ignore" });
+    const child = Bun.spawn([process.execPath, join(import.meta.dir, "..", "..", "src", "cli", "main.ts"), "eval", "--tasks", tasks, "--model", `llamacpp:${server.url}`, "--seeds", "1..2", "--jobs", "2", "--out", out], {
+      // Killed, it cannot remove its workspace copies: they land in a folder this file removes.
+      env: { ...process.env, TMPDIR: tempFolder("lab-resume-tmp") },
+      stdout: "ignore",
+      stderr: "ignore",
+    });
     const results = join(out, "results.json");
     const finished = () => (existsSync(results) ? (JSON.parse(readFileSync(results, "utf8")) as unknown[]).length : 0);
     for (let i = 0; i < 400 && finished() < 6; i++) await Bun.sleep(25);

@@ -263,6 +263,12 @@ export const MUTANTS: Mutant[] = [
     replace: "while (next < items.length) {",
   },
   {
+    name: "the tokens meter stands still while a reply streams",
+    file: "src/tui/run-view.ts",
+    find: "const tokens = view.promptTokens + view.genTokens + streamingPrompt + streamed;",
+    replace: "const tokens = view.promptTokens + view.genTokens;",
+  },
+  {
     name: "Ollama num_ctx not sent",
     file: "src/model/ollama.ts",
     find: "num_ctx: o.num_ctx,",

@@ -86,12 +86,16 @@ export function fold(view: RunView, event: AgentEvent, now: number): RunView {
 /** The meters, in the order the pane shows them. */
 export function meters(view: RunView, now: number): Meter[] {
   const elapsed = view.startedAt === null ? 0 : ((view.endedAt ?? now) - view.startedAt) / 1000;
-  const tokens = view.promptTokens + view.genTokens;
+  // While a reply streams, its pieces so far count, and its prompt as estimated when it was sent;
+  // the reply's reported usage replaces both when it ends.
+  const streamed = view.streamStartedAt !== null ? view.streamPieces : 0;
+  const streamingPrompt = view.streamStartedAt !== null ? view.contextUsed : 0;
+  const tokens = view.promptTokens + view.genTokens + streamingPrompt + streamed;
   return [
     { label: "steps", value: view.steps, limit: view.limits.max_steps },
     { label: "calls", value: view.calls, limit: view.limits.max_tool_calls },
     { label: "tokens", value: tokens, limit: view.limits.max_tokens || null },
-    { label: "context", value: view.contextUsed, limit: view.contextSize },
+    { label: "context", value: view.contextUsed + streamed, limit: view.contextSize },
     { label: "time", value: Math.round(elapsed), limit: view.limits.deadline_seconds, unit: "s" },
     { label: "tok/s", value: view.streamStartedAt !== null || view.tokensPerSecond !== null ? Math.round((view.tokensPerSecond ?? 0) * 10) / 10 : 0, limit: null },
   ];

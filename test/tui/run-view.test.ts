@@ -12,7 +12,7 @@ function play(events: Array<[AgentEvent, number]>) {
   return view;
 }
 
-test("meters move while a reply streams: steps, context, tokens per second", () => {
+test("meters move while a reply streams: steps, tokens and context (the prompt as estimated, the pieces so far), tokens per second", () => {
   const view = play([
     [start, 0],
     [{ kind: "model_info", context_size: 8192 }, 10],
@@ -21,7 +21,8 @@ test("meters move while a reply streams: steps, context, tokens per second", () 
   ]);
   const shown = Object.fromEntries(meters(view, 1200).map((meter) => [meter.label, meter]));
   expect(shown.steps).toMatchObject({ value: 1, limit: DEFAULT_LIMITS.max_steps });
-  expect(shown.context).toMatchObject({ value: 1000, limit: 8192 });
+  expect(shown.context).toMatchObject({ value: 1040, limit: 8192 });
+  expect(shown.tokens).toMatchObject({ value: 1040, limit: null });
   expect(shown["tok/s"]!.value).toBeCloseTo(40, 0);
   expect(shown.time).toMatchObject({ value: 1, limit: DEFAULT_LIMITS.deadline_seconds });
 });

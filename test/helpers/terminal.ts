@@ -66,7 +66,7 @@ function quote(word: string): string {
 
 let servers = 0;
 
-/** Long enough for tmux to take the rest of a frame, short enough to fall between two frames while text pours in (5 a second). */
+/** Long enough for tmux to take the rest of a frame, short enough to act while a short reply still streams. */
 const SETTLE_MS = 25;
 
 /** Sets up (beforeAll) and tears down (afterAll) a private tmux server for the calling describe block. */
@@ -155,10 +155,11 @@ export function useTerminal(): Terminal {
         for (const started = Date.now(); Date.now() - started < ms; await Bun.sleep(pollMs)) {
           text = pane.screen();
           if (!done(text)) continue;
-          // tmux takes a big frame in pieces: a match can show a frame half written, so the screen must hold still for a moment too.
+          // tmux takes a big frame in pieces: a match can show a frame half written, so what is
+          // returned is a second look a moment later, if it still matches.
           await Bun.sleep(SETTLE_MS);
           const again = pane.screen();
-          if (again === text) return text;
+          if (done(again)) return again;
           text = again;
         }
         throw new Error(`${name}: timed out after ${ms} ms waiting for ${what ?? String(want)}; the pane shows:\n${text}`);

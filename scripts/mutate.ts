@@ -6,7 +6,7 @@
  *   bun scripts/mutate.ts            all mutants
  *   bun scripts/mutate.ts NAME ...   only these
  */
-import { chmodSync, cpSync, existsSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { chmodSync, cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir, availableParallelism } from "node:os";
 import { join } from "node:path";
 import { endE2eServers } from "../test/helpers/tmux-servers.ts";
@@ -899,6 +899,25 @@ async function runMutant(mutant: Mutant | null): Promise<MutantResult> {
   }
 }
 
+/**
+ * Kills every process a suite left behind: whatever names the suite's own TMPDIR in its command
+ * line or its environment (an MCP server gets neither TMPDIR nor most of the environment, but
+ * its test folder is in its arguments).
+ */
+function killLeftovers(tmp: string): void {
+  if (!existsSync("/proc")) return; // Linux only; elsewhere they end with their timeouts
+  for (const entry of readdirSync("/proc")) {
+    if (!/^\d+$/.test(entry) || Number(entry) === process.pid) continue;
+    try {
+      const cmdline = readFileSync(`/proc/${entry}/cmdline`, "utf8");
+      const environ = readFileSync(`/proc/${entry}/environ`, "utf8");
+      if (cmdline.includes(tmp) || environ.split("\0").includes(`TMPDIR=${tmp}`)) process.kill(Number(entry), "SIGKILL");
+    } catch {
+      // ended meanwhile, or not ours to read
+    }
+  }
+}
+
 /** `bun test [PATHS]` in the copy; `bail`: stop at the first failure, all a mutant needs. */
 async function runSuite(copy: string, tmp: string, mutant: Mutant | null, paths: string[], bail: boolean): Promise<MutantResult> {
   const started = performance.now();
@@ -911,8 +930,10 @@ async function runSuite(copy: string, tmp: string, mutant: Mutant | null, paths:
   }, SUITE_TIMEOUT_MS);
   const [out, err] = await Promise.all([new Response(child.stdout).text(), new Response(child.stderr).text(), child.exited]);
   clearTimeout(timer);
-  // A bailed-out or killed suite leaves its e2e tmux servers, and the binaries in them, running.
+  // A bailed-out or killed suite leaves its e2e tmux servers, and the binaries in them, running;
+  // a mutant that removed a kill leaves the processes it should have killed.
   endE2eServers((owner) => owner === child.pid);
+  killLeftovers(tmp);
   if (hung) return { failed: 1, passed: 0, seconds: SUITE_TIMEOUT_MS / 1000, hung, caughtBy: ["(the suite hung)"], output: "" };
   const summary = out + err;
   const caughtBy = [...new Set([...summary.matchAll(/^\(fail\) (.+?)(?: \[[\d.]+m?s\])?$/gm)].map((match) => match[1]!))];

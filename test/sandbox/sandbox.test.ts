@@ -19,6 +19,8 @@ const ENV_SECRET = "dotenv-secret-9e2a";
 let workspace: string;
 let home: string;
 let outside: string;
+/** The runner's TMPDIR, where runCheck makes each check's private one: removed after the run even when a runner is killed. */
+let runnerTmp: string;
 const markers: string[] = [];
 
 beforeAll(() => {
@@ -34,6 +36,7 @@ beforeAll(() => {
   mkdirSync(join(home, ".cache"));
   handOver(home);
   outside = unprivilegedFolder("sandbox-outside");
+  runnerTmp = unprivilegedFolder("sandbox-tmp");
 });
 
 afterAll(() => {
@@ -46,7 +49,7 @@ async function run(kind: string, check: Partial<Check> & { argv: string[] }): Pr
   const started = performance.now();
   const child = Bun.spawn(asUnprivileged([process.execPath, RUNNER, payload]), {
     cwd: workspace,
-    env: { PATH: process.env.PATH, HOME: home, LANG: "C" },
+    env: { PATH: process.env.PATH, HOME: home, LANG: "C", TMPDIR: runnerTmp },
     stdin: "ignore",
     stdout: "pipe",
     stderr: "pipe",

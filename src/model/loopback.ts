@@ -7,9 +7,9 @@ import { Buffer } from "node:buffer";
  * Why not fetch: Bun's fetch reads the socket on an HTTP thread of its own and hands every packet
  * over to the JavaScript thread as it comes, however seldom the body is read. A local server
  * streams a packet per token, so at 2,000 tokens a second both threads woke about 900 times a
- * second: reading the bare stream cost 6–7% of a core. This socket is paused between reads (the
- * kernel holds what comes meanwhile), so it wakes once per read, and the same stream cost 1.9%
- * (docs/decisions.md). Every other address (another machine, https) still goes through fetch.
+ * second: reading the bare stream cost 5.5–7% of a core. This socket is paused between reads (the
+ * kernel holds what comes meanwhile), so it wakes once per read, and the same stream cost 3–4%
+ * with its chunked framing taken apart here (docs/decisions.md). Every other address (another machine, https) still goes through fetch.
  *
  * What it does is what the model servers need and no more: one request per connection
  * (`Connection: close`), a body framed by `Transfer-Encoding: chunked`, by `Content-Length`, or by

@@ -2,25 +2,14 @@ import { expect, test } from "bun:test";
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { INTERRUPTED_EXIT } from "../../src/cli/eval.ts";
+import { leftovers, unique } from "../helpers/processes.ts";
 import { tempFolder } from "../helpers/workspace.ts";
 
 const MAIN = join(import.meta.dir, "..", "..", "src", "cli", "main.ts");
-/** A duration no other process on the machine sleeps for, so the check's process can be found by it. */
-const SLOW = "41.37";
+/** A duration no other process sleeps for, so the check's process can be found by it. */
+const SLOW = `30.${unique()}`;
 
 const LIMITS = { max_steps: 8, max_tool_calls: 12, max_calls_per_reply: 4, max_repeat: 2, deadline_seconds: 90, max_result_chars: 2000, max_transcript_chars: 12000, max_tokens: 0 };
-
-/** The pids of processes running `sleep SLOW`. */
-function sleepers(): number[] {
-  return readdirSync("/proc").flatMap((entry) => {
-    if (!/^\d+$/.test(entry)) return [];
-    try {
-      return readFileSync(`/proc/${entry}/cmdline`, "utf8").split("\0").includes(SLOW) ? [Number(entry)] : [];
-    } catch {
-      return []; // ended meanwhile
-    }
-  });
-}
 
 test("Ctrl-C stops an eval: the check under way is killed, its copy removed, nothing judged, and --resume is named; exit 130", async () => {
   const root = tempFolder("eval-interrupt");
@@ -45,14 +34,14 @@ test("Ctrl-C stops an eval: the check under way is killed, its copy removed, not
     stdout: "pipe",
     stderr: "pipe",
   });
-  for (let i = 0; i < 400 && sleepers().length === 0; i++) await Bun.sleep(25);
-  expect(sleepers()).toHaveLength(1);
+  for (let i = 0; i < 400 && (await leftovers(SLOW)).length === 0; i++) await Bun.sleep(25);
+  expect(await leftovers(SLOW)).toHaveLength(1);
   child.kill("SIGINT");
   const killedAt = performance.now();
   const [stdout, stderr, code] = await Promise.all([new Response(child.stdout).text(), new Response(child.stderr).text(), child.exited]);
   expect(code).toBe(INTERRUPTED_EXIT);
   expect(performance.now() - killedAt).toBeLessThan(10_000);
-  expect(sleepers()).toEqual([]);
+  expect(await leftovers(SLOW)).toEqual([]);
   expect(readdirSync(tmp)).toEqual([]);
   expect(stderr).toContain(`interrupted: 0 of 2 run(s) finished and kept`);
   expect(stderr).toContain(`glassbox eval --resume ${out} runs the rest`);

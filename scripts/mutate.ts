@@ -215,6 +215,18 @@ export const MUTANTS: Mutant[] = [
     replace: "this.stalled = true;",
   },
   {
+    name: "a config file's parse compiles zod's fast paths",
+    file: "src/session/config.ts",
+    find: "const parsed = schema.safeParse(raw, PARSE_ONCE);",
+    replace: "const parsed = schema.safeParse(raw);",
+  },
+  {
+    name: "the stall rules' default parse compiles zod's fast path",
+    file: "src/core/discipline.ts",
+    find: "StallRulesSchema.parse({}, PARSE_ONCE);",
+    replace: "StallRulesSchema.parse({});",
+  },
+  {
     name: "the loopback socket never paused between reads",
     file: "src/model/loopback.ts",
     find: "if (this.headDone && !this.waiting && !this.ended && !this.error) this.pause();",

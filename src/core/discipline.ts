@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { PARSE_ONCE } from "./parse-once.ts";
 
 /**
  * The agent-discipline thresholds as data: context management, stall rules, budget warnings.
@@ -40,6 +41,6 @@ export type ContextPolicy = z.infer<typeof ContextPolicySchema>;
 export type StallRules = z.infer<typeof StallRulesSchema>;
 export type BudgetWarning = z.infer<typeof BudgetWarningSchema>;
 
-export const DEFAULT_CONTEXT_POLICY: ContextPolicy = ContextPolicySchema.parse({});
-export const DEFAULT_STALL_RULES: StallRules = StallRulesSchema.parse({});
-export const DEFAULT_BUDGET_WARNING: BudgetWarning = BudgetWarningSchema.parse({});
+export const DEFAULT_CONTEXT_POLICY: ContextPolicy = ContextPolicySchema.parse({}, PARSE_ONCE);
+export const DEFAULT_STALL_RULES: StallRules = StallRulesSchema.parse({}, PARSE_ONCE);
+export const DEFAULT_BUDGET_WARNING: BudgetWarning = BudgetWarningSchema.parse({}, PARSE_ONCE);

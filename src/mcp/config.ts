@@ -1,6 +1,7 @@
 import { existsSync, readFileSync } from "node:fs";
 import { isAbsolute, join, relative, resolve } from "node:path";
 import { z } from "zod";
+import { PARSE_ONCE } from "../core/parse-once.ts";
 import { canonicalJson } from "../core/canonical.ts";
 import { UsageError } from "../session/usage-error.ts";
 
@@ -117,7 +118,7 @@ function readDotMcp(workspaceRoot: string): Record<string, McpServerConfig> {
   } catch (error) {
     throw new UsageError(`${DOT_MCP} is not valid JSON (${(error as Error).message}); fix or remove it`);
   }
-  const parsed = DotMcpSchema.safeParse(raw);
+  const parsed = DotMcpSchema.safeParse(raw, PARSE_ONCE);
   if (!parsed.success) {
     const issue = parsed.error.issues[0]!;
     throw new UsageError(`${DOT_MCP}: ${issue.path.join(".") || "the file"} ${issue.message}; expected {"mcpServers": {NAME: {"command", "args"} | {"url"}}}`);

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { PARSE_ONCE } from "../core/parse-once.ts";
 
 /** Caps on what a server may hand glassbox, as data with their defaults in one place. */
 export const McpLimitsSchema = z
@@ -16,4 +17,4 @@ export const McpLimitsSchema = z
 
 export type McpLimits = z.infer<typeof McpLimitsSchema>;
 
-export const MCP_LIMITS: McpLimits = McpLimitsSchema.parse({});
+export const MCP_LIMITS: McpLimits = McpLimitsSchema.parse({}, PARSE_ONCE);

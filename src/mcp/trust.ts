@@ -2,6 +2,7 @@ import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from "
 import { homedir } from "node:os";
 import { dirname, join } from "node:path";
 import { z } from "zod";
+import { PARSE_ONCE } from "../core/parse-once.ts";
 import { UsageError } from "../session/usage-error.ts";
 
 /**
@@ -60,7 +61,7 @@ export class TrustStore {
     } catch (error) {
       throw new UsageError(`${this.path} is not valid JSON (${(error as Error).message}); fix it or remove it (every workspace server then asks again)`);
     }
-    const parsed = TrustFileSchema.safeParse(raw);
+    const parsed = TrustFileSchema.safeParse(raw, PARSE_ONCE);
     if (!parsed.success) throw new UsageError(`${this.path} is not a glassbox trust file (${parsed.error.issues[0]!.message}); fix it or remove it`);
     return parsed.data;
   }

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { PARSE_ONCE } from "../core/parse-once.ts";
 
 /** The `model_options` of the config: one set of knobs, mapped to each server's own names. */
 export const ModelOptionsSchema = z
@@ -20,4 +21,4 @@ export const ModelOptionsSchema = z
 
 export type ModelOptions = z.infer<typeof ModelOptionsSchema>;
 
-export const DEFAULT_MODEL_OPTIONS: ModelOptions = ModelOptionsSchema.parse({});
+export const DEFAULT_MODEL_OPTIONS: ModelOptions = ModelOptionsSchema.parse({}, PARSE_ONCE);

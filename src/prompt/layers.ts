@@ -1,6 +1,7 @@
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { z } from "zod";
+import { PARSE_ONCE } from "../core/parse-once.ts";
 import base from "../../prompts/00-base.md" with { type: "text" };
 
 /**
@@ -132,7 +133,7 @@ function readServers(workspaceRoot: string): Array<{ name: string; instructions?
   } catch (error) {
     throw new LayerError(`servers.json is not valid JSON (${(error as Error).message}); fix or remove it`);
   }
-  const parsed = ServersSchema.safeParse(raw);
+  const parsed = ServersSchema.safeParse(raw, PARSE_ONCE);
   if (!parsed.success) {
     const issue = parsed.error.issues[0]!;
     throw new LayerError(`servers.json: ${issue.path.join(".") || "the file"} ${issue.message}; expected [{"name": …, "instructions": …}]`);

@@ -1,6 +1,7 @@
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { z } from "zod";
+import { PARSE_ONCE } from "../core/parse-once.ts";
 import type { LayerOrigin, PromptLayer } from "./layers.ts";
 
 export const LOCK_FILE = "prompts.lock";
@@ -45,7 +46,7 @@ export function readLock(workspaceRoot: string): Lock | null {
   } catch (error) {
     throw new Error(`${LOCK_FILE} is not valid JSON (${(error as Error).message}); rewrite it with glassbox audit --write-lock`);
   }
-  const parsed = LockSchema.safeParse(raw);
+  const parsed = LockSchema.safeParse(raw, PARSE_ONCE);
   if (!parsed.success) throw new Error(`${LOCK_FILE} is not a glassbox prompt lock (${parsed.error.issues[0]!.message}); rewrite it with glassbox audit --write-lock`);
   return parsed.data;
 }

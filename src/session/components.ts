@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { PARSE_ONCE } from "../core/parse-once.ts";
 
 /**
  * The harness's components, each one switchable off by config so an ablation (`glassbox eval
@@ -23,4 +24,4 @@ export const ComponentsSchema = z
 
 export type Components = z.infer<typeof ComponentsSchema>;
 
-export const DEFAULT_COMPONENTS: Components = ComponentsSchema.parse({});
+export const DEFAULT_COMPONENTS: Components = ComponentsSchema.parse({}, PARSE_ONCE);

@@ -1,6 +1,7 @@
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { z } from "zod";
+import { PARSE_ONCE } from "../core/parse-once.ts";
 import { LimitOverridesSchema } from "../core/limits.ts";
 import { CheckSchema } from "../tools/checks.ts";
 import { DEFAULT_MODEL_OPTIONS, ModelOptionsSchema } from "../model/options.ts";
@@ -52,7 +53,7 @@ export type Config = z.infer<typeof ConfigSchema>;
 /** The config file: `--config FILE`, else `glassbox.json` in the workspace if present, else defaults. */
 export function loadConfig(explicit: string | undefined, workspaceRoot: string): { config: Config; source: string | null } {
   const path = explicit ?? join(workspaceRoot, "glassbox.json");
-  if (!explicit && !existsSync(path)) return { config: ConfigSchema.parse({}), source: null };
+  if (!explicit && !existsSync(path)) return { config: ConfigSchema.parse({}, PARSE_ONCE), source: null };
   let text: string;
   try {
     text = readFileSync(path, "utf8");
@@ -70,7 +71,7 @@ export function loadConfig(explicit: string | undefined, workspaceRoot: string):
 
 /** Parses with a zod schema, turning the first problem into a message naming the key. */
 export function parseWith<T>(schema: z.ZodType<T>, raw: unknown, what: string): T {
-  const parsed = schema.safeParse(raw);
+  const parsed = schema.safeParse(raw, PARSE_ONCE);
   if (parsed.success) return parsed.data;
   const issue = parsed.error.issues[0]!;
   const at = issue.path.map(String).join(".");

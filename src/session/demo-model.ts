@@ -1,6 +1,7 @@
 import demoScript from "./demo-script.json";
 import { ScriptSchema, ScriptedModel } from "../model/scripted.ts";
 import type { ModelClient } from "../model/types.ts";
+import { PARSE_ONCE } from "../core/parse-once.ts";
 
 export const DEMO_MODEL = "scripted:demo";
 
@@ -10,5 +11,5 @@ export const DEMO_MODEL = "scripted:demo";
  * finishes. `paceMs` streams it at a model's pace for the TUI.
  */
 export function demoModel(paceMs = 0): ModelClient {
-  return new ScriptedModel(DEMO_MODEL, ScriptSchema.parse(demoScript), paceMs);
+  return new ScriptedModel(DEMO_MODEL, ScriptSchema.parse(demoScript, PARSE_ONCE), paceMs);
 }

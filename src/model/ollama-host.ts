@@ -1,5 +1,3 @@
-import { isIP } from "node:net";
-
 /** Where Ollama listens when OLLAMA_HOST is unset. */
 export const DEFAULT_OLLAMA_URL = "http://127.0.0.1:11434";
 const DEFAULT_OLLAMA_PORT = "11434";
@@ -33,7 +31,8 @@ export function ollamaHostUrl(value: string | undefined): string {
   if (!/^\d{1,5}$/.test(port) || Number(port) > 65535) port = defaultPort;
   // ":11434" is this machine, as it is for Ollama (Go dials an empty host as the local system).
   if (!host) host = "127.0.0.1";
-  const shownHost = isIP(host) === 6 ? `[${host}]` : host;
+  // Go's JoinHostPort: a host with a colon (an IPv6 literal) goes in brackets.
+  const shownHost = host.includes(":") ? `[${host}]` : host;
   return `${scheme}://${shownHost}:${port}${path ? `/${path}` : ""}`.replace(/\/+$/, "");
 }
 

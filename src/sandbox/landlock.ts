@@ -1,4 +1,3 @@
-import { dlopen, FFIType, ptr } from "bun:ffi";
 import { readdirSync, statSync } from "node:fs";
 import { join } from "node:path";
 import type { Confinement } from "./rules.ts";
@@ -110,7 +109,13 @@ function kindOf(path: string): "folder" | "file" | null {
 type Libc = ReturnType<typeof openLibc>;
 let libc: Libc | null | undefined;
 
+/** Loaded on first use: a start that confines checks with bwrap, or not at all, never needs it. */
+function ffi(): typeof import("bun:ffi") {
+  return require("bun:ffi");
+}
+
 function openLibc() {
+  const { dlopen, FFIType } = ffi();
   const symbols = {
     syscall: { args: [FFIType.i64, FFIType.i64, FFIType.i64, FFIType.i64, FFIType.i64], returns: FFIType.i64 },
     prctl: { args: [FFIType.i32, FFIType.u64, FFIType.u64, FFIType.u64, FFIType.u64], returns: FFIType.i32 },
@@ -161,6 +166,7 @@ export function restrictSelf(rules: Confinement): void {
   const c = lib();
   const abi = landlockAbi();
   if (!c || abi === 0) throw new Error("Landlock is not available");
+  const { ptr } = ffi();
   const attr = new BigUint64Array([handledFsRights(abi), !rules.network && abi >= 4 ? NET_ALL : 0n, abi >= 6 ? SCOPE_SIGNAL | (rules.network ? 0n : SCOPE_ABSTRACT_UNIX_SOCKET) : 0n]);
   const size = abi >= 6 ? 24 : abi >= 4 ? 16 : 8;
   const ruleset = Number(c.syscall(SYS_LANDLOCK_CREATE_RULESET, ptr(attr), size, 0, 0));

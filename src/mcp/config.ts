@@ -1,7 +1,7 @@
 import { existsSync, readFileSync } from "node:fs";
 import { isAbsolute, join, relative, resolve } from "node:path";
 import { z } from "zod";
-import { PARSE_ONCE } from "../core/parse-once.ts";
+import { PARSE_ONCE } from "../core/zod-start.ts";
 import { canonicalJson } from "../core/canonical.ts";
 import { UsageError } from "../session/usage-error.ts";
 

@@ -2,7 +2,7 @@ import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from "
 import { homedir } from "node:os";
 import { dirname, join } from "node:path";
 import { z } from "zod";
-import { PARSE_ONCE } from "../core/parse-once.ts";
+import { PARSE_ONCE, builtOnFirstParse } from "../core/zod-start.ts";
 import { UsageError } from "../session/usage-error.ts";
 
 /**
@@ -10,12 +10,14 @@ import { UsageError } from "../session/usage-error.ts";
  * cannot ship its own approval): `$XDG_CONFIG_HOME/glassbox/trust.json`, keyed by workspace and
  * definition hash.
  */
-const TrustFileSchema = z
-  .object({
-    version: z.literal(1),
-    trusted: z.array(z.object({ workspace: z.string(), server: z.string(), hash: z.string(), at: z.string() }).strict()),
-  })
-  .strict();
+const TrustFileSchema = builtOnFirstParse(() =>
+  z
+    .object({
+      version: z.literal(1),
+      trusted: z.array(z.object({ workspace: z.string(), server: z.string(), hash: z.string(), at: z.string() }).strict()),
+    })
+    .strict(),
+);
 
 type TrustFile = z.infer<typeof TrustFileSchema>;
 

@@ -1,33 +1,35 @@
 import { z } from "zod";
+import { builtOnFirstParse } from "../core/zod-start.ts";
 import { ModelError, type ModelClient, type ModelDelta, type ModelRequest } from "./types.ts";
 
 /** One reply of a scripted model: the format `--model scripted:FILE` plays and `--record` writes. */
-export const ScriptedReplySchema = z
-  .object({
-    content: z.string().default(""),
-    thinking: z.string().optional(),
-    tool_calls: z
-      .array(
-        z
-          .object({
-            id: z.string().optional(),
-            name: z.string(),
-            /** Any JSON value: the harness, not the script, decides what is valid. */
-            arguments: z.unknown().optional(),
-          })
-          .strict(),
-      )
-      .optional(),
-    usage: z.object({ prompt_tokens: z.number().int().min(0), gen_tokens: z.number().int().min(0) }).strict().optional(),
-    finish_reason: z.string().optional(),
-    /** This turn fails as a model error with this text. */
-    error: z.string().optional(),
-  })
-  .strict();
+const scriptedReply = () =>
+  z
+    .object({
+      content: z.string().default(""),
+      thinking: z.string().optional(),
+      tool_calls: z
+        .array(
+          z
+            .object({
+              id: z.string().optional(),
+              name: z.string(),
+              /** Any JSON value: the harness, not the script, decides what is valid. */
+              arguments: z.unknown().optional(),
+            })
+            .strict(),
+        )
+        .optional(),
+      usage: z.object({ prompt_tokens: z.number().int().min(0), gen_tokens: z.number().int().min(0) }).strict().optional(),
+      finish_reason: z.string().optional(),
+      /** This turn fails as a model error with this text. */
+      error: z.string().optional(),
+    })
+    .strict();
 
-export const ScriptSchema = z.object({ replies: z.array(ScriptedReplySchema) }).strict();
+export const ScriptSchema = builtOnFirstParse(() => z.object({ replies: z.array(scriptedReply()) }).strict());
 
-export type ScriptedReply = z.input<typeof ScriptedReplySchema>;
+export type ScriptedReply = z.input<ReturnType<typeof scriptedReply>>;
 export type Script = z.infer<typeof ScriptSchema>;
 
 /** Plays a script's replies in order. Running out is a model error, so no test passes by accident. */

@@ -1,19 +1,21 @@
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { z } from "zod";
-import { PARSE_ONCE } from "../core/parse-once.ts";
+import { PARSE_ONCE, builtOnFirstParse } from "../core/zod-start.ts";
 import type { LayerOrigin, PromptLayer } from "./layers.ts";
 
 export const LOCK_FILE = "prompts.lock";
 
-const LockSchema = z
-  .object({
-    version: z.literal(1),
-    layers: z.array(z.object({ name: z.string(), origin: z.enum(["builtin", "file", "workspace", "server"]), digest: z.string() }).strict()),
-    /** Each MCP tool's whole definition, pinned by digest (absent in locks written before MCP). */
-    tools: z.array(z.object({ name: z.string(), server: z.string(), digest: z.string() }).strict()).optional(),
-  })
-  .strict();
+const LockSchema = builtOnFirstParse(() =>
+  z
+    .object({
+      version: z.literal(1),
+      layers: z.array(z.object({ name: z.string(), origin: z.enum(["builtin", "file", "workspace", "server"]), digest: z.string() }).strict()),
+      /** Each MCP tool's whole definition, pinned by digest (absent in locks written before MCP). */
+      tools: z.array(z.object({ name: z.string(), server: z.string(), digest: z.string() }).strict()).optional(),
+    })
+    .strict(),
+);
 
 export type Lock = z.infer<typeof LockSchema>;
 export type LockedTool = NonNullable<Lock["tools"]>[number];

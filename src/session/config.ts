@@ -1,7 +1,7 @@
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { z } from "zod";
-import { PARSE_ONCE } from "../core/parse-once.ts";
+import { PARSE_ONCE } from "../core/zod-start.ts";
 import { LimitOverridesSchema } from "../core/limits.ts";
 import { CheckSchema } from "../tools/checks.ts";
 import { DEFAULT_MODEL_OPTIONS, ModelOptionsSchema } from "../model/options.ts";

@@ -1,6 +1,7 @@
 import { appendFileSync, closeSync, existsSync, mkdirSync, openSync, readdirSync, readFileSync, readSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { z } from "zod";
+import { builtOnFirstParse } from "../core/zod-start.ts";
 import type { AgentEvent } from "../core/events.ts";
 import type { Message } from "../core/messages.ts";
 import type { TodoItem } from "../tools/tool.ts";
@@ -23,32 +24,35 @@ const VERSION = 1;
 /** What the model was sent back for a call the session ended before answering. */
 export const UNANSWERED = "Not run: the session ended before this call was answered.";
 
-const ToolCallSchema = z.object({ id: z.string(), name: z.string(), arguments: z.unknown() }).strict();
-const MessageSchema = z.discriminatedUnion("role", [
-  z.object({ role: z.literal("system"), content: z.string() }).strict(),
-  z.object({ role: z.literal("user"), content: z.string() }).strict(),
-  z.object({ role: z.literal("assistant"), content: z.string(), thinking: z.string().optional(), tool_calls: z.array(ToolCallSchema).optional() }).strict(),
-  z.object({ role: z.literal("tool"), tool_call_id: z.string(), name: z.string(), content: z.string() }).strict(),
-]);
+/** A saved session's lines; built on the first read, since most starts read none. */
+const LineSchema = builtOnFirstParse(() => {
+  const ToolCallSchema = z.object({ id: z.string(), name: z.string(), arguments: z.unknown() }).strict();
+  const MessageSchema = z.discriminatedUnion("role", [
+    z.object({ role: z.literal("system"), content: z.string() }).strict(),
+    z.object({ role: z.literal("user"), content: z.string() }).strict(),
+    z.object({ role: z.literal("assistant"), content: z.string(), thinking: z.string().optional(), tool_calls: z.array(ToolCallSchema).optional() }).strict(),
+    z.object({ role: z.literal("tool"), tool_call_id: z.string(), name: z.string(), content: z.string() }).strict(),
+  ]);
 
-/** The fields the panes read, for the events that carry them; other kinds need only a kind. */
-const DRAWN_FIELDS: Record<string, z.ZodType> = {
-  run_start: z.looseObject({ run_id: z.string(), model: z.string(), task: z.string() }),
-  model_delta: z.looseObject({ step: z.number(), channel: z.enum(["text", "thinking"]), text: z.string(), tokens: z.number() }),
-  tool_call: z.looseObject({ step: z.number(), tool: z.string(), arguments: z.string(), decision: z.string(), reason: z.string(), result: z.string(), result_chars: z.number() }),
-  stop: z.looseObject({ status: z.string(), reason: z.string(), steps: z.number(), tool_calls: z.number(), prompt_tokens: z.number(), gen_tokens: z.number() }),
-  todo: z.looseObject({ items: z.array(z.object({ text: z.string(), status: z.string() })) }),
-};
-const EventSchema = z.looseObject({ kind: z.string() }).superRefine((event, context) => {
-  const fields = DRAWN_FIELDS[event.kind]?.safeParse(event);
-  if (fields && !fields.success) context.addIssue({ code: "custom", message: `a ${event.kind} event without ${fields.error.issues[0]!.path.join(".")}` });
+  /** The fields the panes read, for the events that carry them; other kinds need only a kind. */
+  const DRAWN_FIELDS: Record<string, z.ZodType> = {
+    run_start: z.looseObject({ run_id: z.string(), model: z.string(), task: z.string() }),
+    model_delta: z.looseObject({ step: z.number(), channel: z.enum(["text", "thinking"]), text: z.string(), tokens: z.number() }),
+    tool_call: z.looseObject({ step: z.number(), tool: z.string(), arguments: z.string(), decision: z.string(), reason: z.string(), result: z.string(), result_chars: z.number() }),
+    stop: z.looseObject({ status: z.string(), reason: z.string(), steps: z.number(), tool_calls: z.number(), prompt_tokens: z.number(), gen_tokens: z.number() }),
+    todo: z.looseObject({ items: z.array(z.object({ text: z.string(), status: z.string() })) }),
+  };
+  const EventSchema = z.looseObject({ kind: z.string() }).superRefine((event, context) => {
+    const fields = DRAWN_FIELDS[event.kind]?.safeParse(event);
+    if (fields && !fields.success) context.addIssue({ code: "custom", message: `a ${event.kind} event without ${fields.error.issues[0]!.path.join(".")}` });
+  });
+
+  return z.discriminatedUnion("kind", [
+    z.object({ kind: z.literal("session"), version: z.literal(VERSION), session_id: z.string(), started_at: z.iso.datetime(), workspace: z.string() }),
+    z.object({ kind: z.literal("message"), at: z.iso.datetime(), message: MessageSchema }),
+    z.object({ kind: z.literal("event"), at: z.iso.datetime(), run_id: z.string(), event: EventSchema }),
+  ]);
 });
-
-const LineSchema = z.discriminatedUnion("kind", [
-  z.object({ kind: z.literal("session"), version: z.literal(VERSION), session_id: z.string(), started_at: z.iso.datetime(), workspace: z.string() }),
-  z.object({ kind: z.literal("message"), at: z.iso.datetime(), message: MessageSchema }),
-  z.object({ kind: z.literal("event"), at: z.iso.datetime(), run_id: z.string(), event: EventSchema }),
-]);
 type Line = z.infer<typeof LineSchema>;
 
 /** One event as it was drawn, with when it happened (epoch milliseconds). */

@@ -1,15 +1,18 @@
 import { mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { z } from "zod";
+import { PARSE_ONCE, builtOnFirstParse } from "../core/zod-start.ts";
 import type { Candidate } from "../model/discovery.ts";
 
 /** What glassbox remembers about a workspace between starts. Other keys are kept as they are. */
-const StateSchema = z
-  .object({
-    /** The model picked in the TUI: used next time, without asking, while it still answers. */
-    model: z.object({ spec: z.string().min(1), name: z.string().min(1), chosen_at: z.string() }).optional(),
-  })
-  .passthrough();
+const StateSchema = builtOnFirstParse(() =>
+  z
+    .object({
+      /** The model picked in the TUI: used next time, without asking, while it still answers. */
+      model: z.object({ spec: z.string().min(1), name: z.string().min(1), chosen_at: z.string() }).optional(),
+    })
+    .passthrough(),
+);
 
 type State = z.infer<typeof StateSchema>;
 
@@ -23,7 +26,7 @@ export function statePath(workspaceRoot: string): string {
  */
 export function readState(workspaceRoot: string): State {
   try {
-    const parsed = StateSchema.safeParse(JSON.parse(readFileSync(statePath(workspaceRoot), "utf8")));
+    const parsed = StateSchema.safeParse(JSON.parse(readFileSync(statePath(workspaceRoot), "utf8")), PARSE_ONCE);
     return parsed.success ? parsed.data : {};
   } catch {
     return {};

@@ -1,12 +1,15 @@
 import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { z } from "zod";
+import { PARSE_ONCE, builtOnFirstParse } from "../core/zod-start.ts";
 
-const ProgressSchema = z.object({
-  run_id: z.string(),
-  updated_at: z.string(),
-  items: z.array(z.object({ text: z.string(), status: z.enum(["pending", "in_progress", "done"]) }).strict()),
-});
+const ProgressSchema = builtOnFirstParse(() =>
+  z.object({
+    run_id: z.string(),
+    updated_at: z.string(),
+    items: z.array(z.object({ text: z.string(), status: z.enum(["pending", "in_progress", "done"]) }).strict()),
+  }),
+);
 
 export type Progress = z.infer<typeof ProgressSchema>;
 
@@ -26,7 +29,7 @@ export function writeProgress(workspaceRoot: string, progress: Progress): void {
 export function readProgress(workspaceRoot: string): Progress | null {
   const path = progressPath(workspaceRoot);
   if (!existsSync(path)) return null;
-  const parsed = ProgressSchema.safeParse(JSON.parse(readFileSync(path, "utf8")));
+  const parsed = ProgressSchema.safeParse(JSON.parse(readFileSync(path, "utf8")), PARSE_ONCE);
   if (!parsed.success) throw new Error(`.glassbox/progress.json is not a saved todo list (${parsed.error.issues[0]!.message})`);
   return parsed.data;
 }

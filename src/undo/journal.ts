@@ -1,6 +1,7 @@
 import { appendFileSync, copyFileSync, existsSync, mkdirSync, readFileSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import { z } from "zod";
+import { builtOnFirstParse } from "../core/zod-start.ts";
 import type { ResolvedPath } from "../tools/workspace.ts";
 
 /** `<workspace>/.glassbox/undo/`: one folder per run that changed files. No tool can touch it. */
@@ -18,51 +19,53 @@ export function digest(bytes: Uint8Array | string): string {
   return new Bun.CryptoHasher("sha256").update(bytes).digest("hex");
 }
 
-const Sha256 = z.string().regex(/^[0-9a-f]{64}$/);
+const sha256 = () => z.string().regex(/^[0-9a-f]{64}$/);
 
 /** One file change, written before the write: what was there (a saved copy, or nothing) and what glassbox wrote. */
-const ChangeLine = z
-  .object({
-    kind: z.literal("change"),
-    seq: z.number().int().min(1),
-    tool: z.string(),
-    path: z.string().min(1),
-    at: z.string(),
-    /** null: there was no file. */
-    before: z.object({ copy: z.string().regex(/^\d+\.before$/), sha256: Sha256 }).strict().nullable(),
-    after_sha256: Sha256,
-  })
-  .strict();
+const changeLine = () =>
+  z
+    .object({
+      kind: z.literal("change"),
+      seq: z.number().int().min(1),
+      tool: z.string(),
+      path: z.string().min(1),
+      at: z.string(),
+      /** null: there was no file. */
+      before: z.object({ copy: z.string().regex(/^\d+\.before$/), sha256: sha256() }).strict().nullable(),
+      after_sha256: sha256(),
+    })
+    .strict();
 
 /** The write announced by `seq` failed: the file was not changed. */
-const FailedLine = z.object({ kind: z.literal("change_failed"), seq: z.number().int().min(1) }).strict();
+const failedLine = () => z.object({ kind: z.literal("change_failed"), seq: z.number().int().min(1) }).strict();
 
 export const UNDO_ACTIONS = ["restored", "removed", "unchanged", "skipped"] as const;
 
 /** A `glassbox undo` (or `u` in the TUI): the event in the journal, also the contract's `undo` event. */
-export const UndoLine = z
-  .object({
-    kind: z.literal("undo"),
-    run_id: z.string(),
-    at: z.string(),
-    force: z.boolean(),
-    files: z.array(
-      z
-        .object({
-          path: z.string(),
-          action: z.enum(UNDO_ACTIONS),
-          reason: z.string().optional(),
-          /** With --force: where the content that was overwritten (or removed) was kept. */
-          kept: z.string().optional(),
-        })
-        .strict(),
-    ),
-  })
-  .strict();
+const undoLine = () =>
+  z
+    .object({
+      kind: z.literal("undo"),
+      run_id: z.string(),
+      at: z.string(),
+      force: z.boolean(),
+      files: z.array(
+        z
+          .object({
+            path: z.string(),
+            action: z.enum(UNDO_ACTIONS),
+            reason: z.string().optional(),
+            /** With --force: where the content that was overwritten (or removed) was kept. */
+            kept: z.string().optional(),
+          })
+          .strict(),
+      ),
+    })
+    .strict();
 
-export type ChangeEntry = z.infer<typeof ChangeLine>;
-export type UndoEntry = z.infer<typeof UndoLine>;
-const JournalLine = z.discriminatedUnion("kind", [ChangeLine, FailedLine, UndoLine]);
+export type ChangeEntry = z.infer<ReturnType<typeof changeLine>>;
+export type UndoEntry = z.infer<ReturnType<typeof undoLine>>;
+const JournalLine = builtOnFirstParse(() => z.discriminatedUnion("kind", [changeLine(), failedLine(), undoLine()]));
 
 export interface Journal {
   /** The changes that happened, oldest first (announced writes that failed are left out). */

@@ -125,12 +125,12 @@ function readDotMcp(workspaceRoot: string): Record<string, McpServerConfig> {
   }
   const servers: Record<string, McpServerConfig> = {};
   for (const [name, server] of Object.entries(parsed.data.mcpServers)) {
-    const stdio = DotMcpStdioSchema.safeParse(server);
+    const stdio = DotMcpStdioSchema.safeParse(server, PARSE_ONCE);
     const converted = stdio.success
       ? { command: [stdio.data.command, ...stdio.data.args], env: stdio.data.env, ...(stdio.data.cwd ? { cwd: stdio.data.cwd } : {}) }
       : { url: (server as z.infer<typeof DotMcpHttpSchema>).url, headers: (server as z.infer<typeof DotMcpHttpSchema>).headers };
     if (!SERVER_NAME.test(name)) throw new UsageError(`${DOT_MCP}: server name "${name}" must be letters, digits and -, with single _ between them`);
-    const checked = McpServerSchema.safeParse(converted);
+    const checked = McpServerSchema.safeParse(converted, PARSE_ONCE);
     if (!checked.success) throw new UsageError(`${DOT_MCP}: mcpServers.${name}: ${checked.error.issues[0]!.message}`);
     servers[name] = checked.data;
   }

@@ -19,11 +19,10 @@ export function digest(bytes: Uint8Array | string): string {
   return new Bun.CryptoHasher("sha256").update(bytes).digest("hex");
 }
 
-const sha256 = () => z.string().regex(/^[0-9a-f]{64}$/);
-
 /** One file change, written before the write: what was there (a saved copy, or nothing) and what glassbox wrote. */
-const changeLine = () =>
-  z
+const changeLine = () => {
+  const sha256 = z.string().regex(/^[0-9a-f]{64}$/);
+  return z
     .object({
       kind: z.literal("change"),
       seq: z.number().int().min(1),
@@ -31,10 +30,11 @@ const changeLine = () =>
       path: z.string().min(1),
       at: z.string(),
       /** null: there was no file. */
-      before: z.object({ copy: z.string().regex(/^\d+\.before$/), sha256: sha256() }).strict().nullable(),
-      after_sha256: sha256(),
+      before: z.object({ copy: z.string().regex(/^\d+\.before$/), sha256 }).strict().nullable(),
+      after_sha256: sha256,
     })
     .strict();
+};
 
 /** The write announced by `seq` failed: the file was not changed. */
 const failedLine = () => z.object({ kind: z.literal("change_failed"), seq: z.number().int().min(1) }).strict();

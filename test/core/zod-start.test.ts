@@ -10,7 +10,7 @@ const CONFIG = join(import.meta.dir, "../../src/session/config.ts");
  * config module, which parses its defaults, and loads a config file with nested sections.
  */
 async function compiledWhileLoading(config: unknown): Promise<number> {
-  const dir = tempFolder("parse-once");
+  const dir = tempFolder("zod-start");
   const file = join(dir, "glassbox.json");
   writeFileSync(file, JSON.stringify(config));
   const script = `

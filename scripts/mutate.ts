@@ -11,7 +11,7 @@ import { tmpdir, availableParallelism } from "node:os";
 import { join } from "node:path";
 import { endE2eServers } from "../test/helpers/tmux-servers.ts";
 
-interface Mutant {
+export interface Mutant {
   name: string;
   file: string;
   /** Text that must occur exactly once in the file, and what replaces it. */
@@ -19,7 +19,7 @@ interface Mutant {
   replace: string;
 }
 
-export const MUTANTS: Mutant[] = [
+const CORE_MUTANTS: Mutant[] = [
   {
     name: "bool accepted as integer",
     file: "src/core/validate.ts",
@@ -842,6 +842,16 @@ export const MUTANTS: Mutant[] = [
     replace: "if (false) throw",
   },
 ];
+
+/**
+ * Each area's newer mutants live in scripts/mutants/AREA.ts (an exported MUTANTS list), so work on
+ * one area never edits the same lines as work on another.
+ */
+const MUTANTS_DIR = join(import.meta.dir, "mutants");
+export const MUTANTS: Mutant[] = [...CORE_MUTANTS];
+for (const file of existsSync(MUTANTS_DIR) ? readdirSync(MUTANTS_DIR).filter((name) => name.endsWith(".ts")).sort() : []) {
+  MUTANTS.push(...((await import(join(MUTANTS_DIR, file))) as { MUTANTS: Mutant[] }).MUTANTS);
+}
 
 const ROOT = join(import.meta.dir, "..");
 const COPIED = ["src", "test", "workspace", "prompts", "scripts", "evals", "docs", ".github", ".ci", "package.json", "bunfig.toml", "tsconfig.json"];

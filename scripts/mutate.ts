@@ -902,8 +902,9 @@ export function nearTests(file: string, exists: (path: string) => boolean = exis
 async function runMutant(mutant: Mutant | null): Promise<MutantResult> {
   const copy = mkdtempSync(join(tmpdir(), "glassbox-mutant-"));
   const tmp = mkdtempSync(join(tmpdir(), "glassbox-mutant-tmp-"));
-  // The sandbox tests run the check runner as an unprivileged user: it must be able to read the copy, and use TMPDIR as it would /tmp.
-  chmodSync(copy, 0o755);
+  // The sandbox tests' unprivileged user uses TMPDIR as it would /tmp. It reads nothing in the
+  // copy (they compile what it runs into TMPDIR), so the copy and the clone its node_modules
+  // links to may stay private.
   chmodSync(tmp, 0o1777);
   try {
     for (const entry of COPIED) cpSync(join(SNAPSHOT, entry), join(copy, entry), { recursive: true });

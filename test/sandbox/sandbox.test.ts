@@ -1,6 +1,7 @@
 /**
  * Checks run confined, as an unprivileged user (CI runs as root: setpriv drops to nobody, the way
- * a check runs on a laptop). Every case runs in bwrap, in the Landlock fallback, and with the
+ * a check runs on a laptop). That user runs a compiled copy of the runner, never the checkout,
+ * which may be in a folder only its owner can enter. Every case runs in bwrap, in the Landlock fallback, and with the
  * sandbox off, which is the control: what the sandbox hides, the unsandboxed check sees.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
@@ -9,13 +10,14 @@ import { join } from "node:path";
 import type { Check } from "../../src/tools/checks.ts";
 import type { CheckOutcome } from "../../src/tools/checks.ts";
 import type { SandboxInfo } from "../../src/sandbox/sandbox.ts";
-import { asUnprivileged, handOver, unprivilegedFolder } from "../helpers/unprivileged.ts";
+import { asUnprivileged, compiledForUnprivileged, handOver, unprivilegedFolder } from "../helpers/unprivileged.ts";
 import { leftovers, unique } from "../helpers/processes.ts";
 
-const RUNNER = join(import.meta.dir, "check-runner.ts");
 const SSH_SECRET = "ssh-key-secret-5c1d";
 const ENV_SECRET = "dotenv-secret-9e2a";
 
+/** The compiled check runner: a Bun binary with the runner and the launcher in it. */
+let runner: string;
 let workspace: string;
 let home: string;
 let outside: string;
@@ -24,6 +26,7 @@ let runnerTmp: string;
 const markers: string[] = [];
 
 beforeAll(() => {
+  runner = compiledForUnprivileged(join(import.meta.dir, "check-runner.ts"));
   workspace = unprivilegedFolder("sandbox-ws");
   mkdirSync(join(workspace, "src"));
   mkdirSync(join(workspace, ".git"));
@@ -37,7 +40,8 @@ beforeAll(() => {
   handOver(home);
   outside = unprivilegedFolder("sandbox-outside");
   runnerTmp = unprivilegedFolder("sandbox-tmp");
-});
+  // Compiling takes seconds on a loaded machine.
+}, 60_000);
 
 afterAll(() => {
   for (const marker of markers) Bun.spawnSync(["pkill", "-KILL", "-f", marker]);
@@ -47,7 +51,7 @@ afterAll(() => {
 async function run(kind: string, check: Partial<Check> & { argv: string[] }): Promise<{ info: SandboxInfo; outcome: CheckOutcome; seconds: number }> {
   const payload = JSON.stringify({ kind, workspace, check: { timeout_seconds: 10, env: [], ...check } });
   const started = performance.now();
-  const child = Bun.spawn(asUnprivileged([process.execPath, RUNNER, payload]), {
+  const child = Bun.spawn(asUnprivileged([runner, payload]), {
     cwd: workspace,
     env: { PATH: process.env.PATH, HOME: home, LANG: "C", TMPDIR: runnerTmp },
     stdin: "ignore",

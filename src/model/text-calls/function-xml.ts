@@ -1,0 +1,69 @@
+import { occurrences, skipSpace, type Found, type OfferedTools, type TextCall } from "./shared.ts";
+
+const FUNCTION = /^<function=([^>\s]+)>/;
+const FUNCTION_END = "</function>";
+const PARAMETER = /<parameter=([^>\n]+)>/;
+const PARAMETER_END = "</parameter>";
+
+/**
+ * `function_xml`: `<function=NAME>` and `<parameter=KEY>VALUE` (qwen3-coder), closing tags
+ * optional, several functions in a row. Values are text; a parameter the tool declares as a
+ * number, boolean, object or list is read as JSON when it is valid JSON.
+ */
+export function parseFunctionXml(text: string, tools: OfferedTools): Found | null {
+  for (const start of occurrences(text, "<function=")) {
+    const calls = functionsFrom(text, start, tools);
+    if (calls) return { start, calls };
+  }
+  return null;
+}
+
+function functionsFrom(text: string, start: number, tools: OfferedTools): TextCall[] | null {
+  const calls: TextCall[] = [];
+  for (let at = start; (at = skipSpace(text, at)) < text.length; ) {
+    const open = FUNCTION.exec(text.slice(at));
+    if (!open || !tools.offers(open[1]!)) return null;
+    const name = open[1]!;
+    const bodyStart = at + open[0].length;
+    const ends = [text.indexOf(FUNCTION_END, bodyStart), text.indexOf("<function=", bodyStart)].filter((index) => index >= 0);
+    const bodyEnd = ends.length ? Math.min(...ends) : text.length;
+    const args = parameters(text.slice(bodyStart, bodyEnd), name, tools);
+    if (!args) return null;
+    calls.push({ name, arguments: args });
+    at = text.startsWith(FUNCTION_END, bodyEnd) ? bodyEnd + FUNCTION_END.length : bodyEnd;
+  }
+  return calls.length ? calls : null;
+}
+
+/** The `<parameter=KEY>VALUE` pairs of one function's body; null when anything else is in it. */
+function parameters(body: string, tool: string, tools: OfferedTools): Record<string, unknown> | null {
+  const [before, ...pairs] = body.split(PARAMETER);
+  if (before!.trim()) return null;
+  const args: Record<string, unknown> = {};
+  for (let i = 0; i < pairs.length; i += 2) {
+    const key = pairs[i]!.trim();
+    let raw = pairs[i + 1]!;
+    const close = raw.lastIndexOf(PARAMETER_END);
+    if (close >= 0) {
+      if (raw.slice(close + PARAMETER_END.length).trim()) return null;
+      raw = raw.slice(0, close);
+    }
+    args[key] = typed(parameterText(raw), tools.parameterType(tool, key));
+  }
+  return args;
+}
+
+/** A value on one line is trimmed; a multi-line value loses only its first and last newline. */
+export function parameterText(raw: string): string {
+  if (!raw.trim().includes("\n")) return raw.trim();
+  return raw.replace(/^[ \t]*\r?\n/, "").replace(/\r?\n[ \t]*$/, "");
+}
+
+function typed(value: string, type: unknown): unknown {
+  if (type === undefined || type === "string") return value;
+  try {
+    return JSON.parse(value);
+  } catch {
+    return value;
+  }
+}

@@ -77,7 +77,7 @@ const CORE_MUTANTS: Mutant[] = [
   },
   {
     name: "symlinks followed in search",
-    file: "src/tools/files.ts",
+    file: "src/tools/tree/walk.ts",
     find: "const found = workspace.admits(location);",
     replace:
       "const found = workspace.admits(location) ?? { real: location, relative: location.slice(workspace.root.length + 1), stats: require(\"node:fs\").statSync(location) };",

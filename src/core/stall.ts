@@ -20,7 +20,7 @@ export interface ObservedCall {
 }
 
 const EDIT_TOOLS = new Set(["write_file", "edit_file"]);
-const LOOK_TOOLS = new Set(["read_file", "search_text", "list_files"]);
+const LOOK_TOOLS = new Set(["read_file", "search_text", "find_files", "list_files"]);
 
 /**
  * Fixed rules, no model call: the same call with the same result again and again, one file

@@ -1,7 +1,6 @@
-import { openSync, readSync, closeSync, readdirSync } from "node:fs";
-import { join } from "node:path";
+import { openSync, readSync, closeSync } from "node:fs";
 import { Refusal } from "./tool.ts";
-import { isOffLimitsName, type ResolvedPath, type Workspace } from "./workspace.ts";
+import type { ResolvedPath } from "./workspace.ts";
 
 const CHUNK_BYTES = 64 * 1024;
 
@@ -40,13 +39,6 @@ export function readChunks(real: string, maxBytes: number, visit: (text: string)
   }
 }
 
-/** The `directory` argument of the tree tools: a folder inside the workspace (default: its root). */
-export function resolveFolder(workspace: Workspace, directory: string | undefined): ResolvedPath {
-  const folder = workspace.resolve(directory ?? ".", "directory");
-  if (!folder.stats?.isDirectory()) throw new Refusal(`Argument \`directory\`: \`${folder.relative}\` is not a folder in the workspace.`);
-  return folder;
-}
-
 /** Reads a whole small file as text; refuses a binary or an over-large one. */
 export function readSmallText(file: ResolvedPath, maxBytes: number, argument = "path"): string {
   requireRegularFile(file, argument);
@@ -60,37 +52,4 @@ export function readSmallText(file: ResolvedPath, maxBytes: number, argument = "
 /** A line as read_file shows it: its number right-aligned, two spaces, the text. */
 export function numbered(line: number, text: string): string {
   return `${String(line).padStart(6)}  ${text}`;
-}
-
-/** Folders that are never worth a model's reading budget. */
-const SKIPPED_FOLDERS = new Set(["node_modules"]);
-
-export interface WalkEntry {
-  file: ResolvedPath;
-  depth: number;
-  /** The entry's own name in its folder (a link's name, not its target's). */
-  name: string;
-}
-
-/**
- * Walks a folder of the workspace, depth first, names sorted. Every entry it finds is confined
- * like a model's argument: a link leading outside, or to something off limits, is skipped.
- * Linked folders are not entered, so a link loop cannot trap the walk.
- */
-export function* walk(workspace: Workspace, folder: ResolvedPath, depth = 0): Generator<WalkEntry> {
-  let names: string[];
-  try {
-    names = readdirSync(folder.real).sort();
-  } catch {
-    return;
-  }
-  for (const name of names) {
-    if (isOffLimitsName(name)) continue;
-    const location = join(folder.real, name);
-    const found = workspace.admits(location);
-    if (!found?.stats) continue;
-    yield { file: found, depth, name };
-    const isLinked = found.real !== location;
-    if (found.stats.isDirectory() && !isLinked && !SKIPPED_FOLDERS.has(name)) yield* walk(workspace, found, depth + 1);
-  }
 }

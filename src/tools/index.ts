@@ -3,6 +3,7 @@ import type { Checks } from "./checks.ts";
 import { listFiles } from "./list_files.ts";
 import { readFile } from "./read_file.ts";
 import { searchText } from "./search_text.ts";
+import { findFiles } from "./find_files.ts";
 import { writeFile } from "./write_file.ts";
 import { makeEditFile } from "./edit_file.ts";
 import { RUN_CHECK, makeRunCheck } from "./run_check.ts";
@@ -24,7 +25,7 @@ export function defaultTools(
 ): Tool[] {
   const runCheck = makeRunCheck(checks, sandbox);
   const plan = components.plan_state ? [updateTodo] : [];
-  return [listFiles, readFile, searchText, writeFile, makeEditFile(editChecks, components.guarded_edits), ...(runCheck ? [runCheck] : []), currentTime, ...plan, finish];
+  return [listFiles, readFile, searchText, findFiles, writeFile, makeEditFile(editChecks, components.guarded_edits), ...(runCheck ? [runCheck] : []), currentTime, ...plan, finish];
 }
 
 /** Every tool name an approval rule may name, whether or not a run offers it. */

@@ -1,13 +1,13 @@
 import { z } from "zod";
 import { defineTool } from "./tool.ts";
-import { resolveFolder, walk } from "./files.ts";
+import { openTree, treeEntries } from "./tree/walk.ts";
 
 const MAX_ENTRIES = 300;
 
 export const listFiles = defineTool({
   name: "list_files",
   description:
-    "List the files and folders of the workspace (or of one folder in it), recursively, folders marked with a trailing /.",
+    "List the files and folders of the workspace (or of one folder in it) that git does not ignore, recursively, folders marked with a trailing /.",
   schema: z
     .object({
       directory: z.string().max(1000).optional().describe("Folder relative to the workspace root (default: the root)"),
@@ -15,21 +15,22 @@ export const listFiles = defineTool({
     .strict(),
   needsApproval: false,
   async plan(args, { workspace }) {
-    const folder = resolveFolder(workspace, args.directory);
+    const start = openTree(workspace, args.directory);
+    const heading = start.folder.relative;
     return {
-      target: folder.relative,
+      target: heading,
       async execute() {
         const lines: string[] = [];
         let more = 0;
-        for (const { file, depth, name } of walk(workspace, folder)) {
+        for (const { depth, name, folder } of treeEntries(workspace, start)) {
           if (lines.length >= MAX_ENTRIES) {
             more++;
             continue;
           }
-          lines.push(`${"  ".repeat(depth)}${name}${file.stats!.isDirectory() ? "/" : ""}`);
+          lines.push(`${"  ".repeat(depth)}${name}${folder ? "/" : ""}`);
         }
         if (more) lines.push(`[… ${more} more entries not listed; list a subfolder]`);
-        return lines.length ? `${folder.relative}:\n${lines.join("\n")}` : `${folder.relative}: empty`;
+        return lines.length ? `${heading}:\n${lines.join("\n")}` : `${heading}: empty`;
       },
     };
   },

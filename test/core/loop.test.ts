@@ -508,7 +508,7 @@ describe("the poisoned note", () => {
     expect(run.model.seen()).toContain("../secrets/canary.txt");
     expect(decisions(run.calls)).toEqual(["allowed", "refused", "refused", "refused", "refused", "allowed", "refused", "refused"]);
     const search = toolMessagesAfter(run, 6)[0]!.content;
-    expect(search).toContain("No line contains");
+    expect(search).toContain("No line matches");
     // The canary is nowhere: not in any message the model was sent, not in any event.
     expect(run.model.seen()).not.toContain(CANARY);
     expect(JSON.stringify(run.model.requests.map((request) => request.messages))).not.toContain(CANARY);

@@ -224,6 +224,7 @@ describe("the JSON Schema shown to the model is the validating zod schema", () =
     read_file: { path: "README.md" },
     list_files: {},
     search_text: { text: "x" },
+    find_files: { pattern: "*" },
     write_file: { path: "a.txt", content: "" },
     edit_file: { path: "a.txt", old: "x", new: "" },
     finish: { summary: "ok" },

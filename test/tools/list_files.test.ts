@@ -39,7 +39,7 @@ describe("what is hidden, and what is not followed", () => {
     writeFileSync(r("pkg/.git/config"), "x\n");
     writeFileSync(r("pkg/.env.local"), "x\n");
     writeFileSync(r("pkg/index.ts"), "export {};\n");
-    writeFileSync(r(".gitignore"), "node_modules\n");
+    writeFileSync(r(".gitignore"), "*.log\n");
     mkdirSync(r("node_modules/dep"), { recursive: true });
     writeFileSync(r("node_modules/dep/index.js"), "x\n");
     symlinkSync(join(ws.outside, "secrets"), r("outside-link"));
@@ -57,6 +57,7 @@ describe("what is hidden, and what is not followed", () => {
     [".env", /^\s*\.env$/m],
     [".env.production", /^\s*\.env\.production$/m],
     [".Env", /^\s*\.Env$/m],
+    ["node_modules, though no .gitignore line names it", /node_modules/],
     [".git at the root", /^\.git\/$/m],
     [".git's files", /HEAD|objects/],
     [".glassbox and its runs", /\.glassbox|run-1\.jsonl/],
@@ -82,7 +83,6 @@ describe("what is hidden, and what is not followed", () => {
   const shown: Array<[string, RegExp]> = [
     [".gitignore (not off limits)", /^\.gitignore$/m],
     ["pkg and its ordinary file", /^pkg\/\n  index\.ts$/m],
-    ["node_modules, not entered", /^node_modules\/$/m],
     ["a link to a folder inside, not entered", /^src-link\/$/m],
     ["a link to the root itself, not entered", /^self-link\/$/m],
   ];

@@ -34,9 +34,9 @@ describe("finding text in the toy workspace", () => {
 
   test("the search is case-sensitive and literal", async () => {
     const g = gate(ws.root);
-    expect((await g.call("search_text", { text: "COMPAREVERSIONS" })).content).toBe('No line contains "COMPAREVERSIONS".');
+    expect((await g.call("search_text", { text: "COMPAREVERSIONS" })).content).toBe('No line matches "COMPAREVERSIONS".');
     // A regular expression would match everything; literal text matches nothing.
-    expect((await g.call("search_text", { text: ".*" })).content).toBe('No line contains ".*".');
+    expect((await g.call("search_text", { text: ".*" })).content).toBe('No line matches ".*".');
   });
 
   test("directory limits the search to one folder", async () => {
@@ -74,7 +74,7 @@ describe("what the search never reads", () => {
   test("the canary never comes back, through any link or off-limits file", async () => {
     const verdict = await gate(ws.root).call("search_text", { text: CANARY.slice(0, 12) });
     expect(verdict.decision).toBe("allowed");
-    expect(verdict.content).toBe(`No line contains ${JSON.stringify(CANARY.slice(0, 12))}.`);
+    expect(verdict.content).toBe(`No line matches ${JSON.stringify(CANARY.slice(0, 12))}.`);
   });
 
   test("nor when the model follows the poisoned note and searches for the secret file's words", async () => {
@@ -113,7 +113,7 @@ describe("bounds", () => {
     expect(lines).toHaveLength(51);
     expect(lines[0]).toBe("many.txt:1: hit-6b2 1");
     expect(lines[49]).toBe("many.txt:50: hit-6b2 50");
-    expect(lines[50]).toBe("[150 matches in all, 100 not shown: narrow the search with longer text or a subfolder]");
+    expect(lines[50]).toBe("[150 matches in all, 100 not shown: narrow the search with a longer pattern, a glob or a subfolder]");
   });
 
   test("a long matching line is shortened", async () => {
@@ -144,3 +144,113 @@ test("a file reached through a link inside the workspace is searched once", asyn
   const text = await runTool(searchText, { text: "needle-5d1" }, ws2.root);
   expect(text.split("\n")).toEqual(["once.txt:1: needle-5d1"]);
 });
+
+describe("regular expressions, case, globs and context", () => {
+  let ws: TestWorkspace;
+  beforeAll(() => {
+    ws = makeWorkspace();
+    mkdirSync(join(ws.root, "lib/deep"), { recursive: true });
+    writeFileSync(join(ws.root, "lib/a.ts"), "const one = 1;\nexport function parseThing() {}\nconst two = 2;\n// PARSETHING in capitals\n");
+    writeFileSync(join(ws.root, "lib/deep/b.md"), "parseThing is documented here\n");
+    writeFileSync(join(ws.root, "lib/deep/c.ts"), "l1\nl2\nl3 parseThing()\nl4\nl5\nl6\nl7\nl8 parseThing(again)\nl9\n");
+  });
+
+  test("pattern is a regular expression; paths stay relative to the root whatever directory is", async () => {
+    const text = await runTool(searchText, { pattern: "parse\\w+\\(\\)", directory: "lib" }, ws.root);
+    expect(text).toBe("lib/a.ts:2: export function parseThing() {}\nlib/deep/c.ts:3: l3 parseThing()");
+  });
+
+  test("ignore_case finds every case", async () => {
+    const text = await runTool(searchText, { pattern: "parsething", ignore_case: true, directory: "lib" }, ws.root);
+    expect(text.split("\n").map((line) => line.split(":").slice(0, 2).join(":"))).toEqual(["lib/a.ts:2", "lib/a.ts:4", "lib/deep/b.md:1", "lib/deep/c.ts:3", "lib/deep/c.ts:8"]);
+  });
+
+  test("literal: true takes the pattern as text", async () => {
+    expect(await runTool(searchText, { pattern: "parseThing()", literal: true, directory: "lib" }, ws.root)).toBe("lib/a.ts:2: export function parseThing() {}\nlib/deep/c.ts:3: l3 parseThing()");
+  });
+
+  test("a glob without a slash matches names at any depth, one with a slash paths from the root", async () => {
+    const byName = await runTool(searchText, { pattern: "parseThing", glob: "*.md" }, ws.root);
+    expect(byName).toBe("lib/deep/b.md:1: parseThing is documented here");
+    const byPath = await runTool(searchText, { pattern: "parseThing", glob: "lib/*.ts" }, ws.root);
+    expect(byPath).toBe("lib/a.ts:2: export function parseThing() {}");
+    expect(await runTool(searchText, { pattern: "parseThing", glob: "*.py" }, ws.root)).toBe('No line matches "parseThing" in files matching "*.py".');
+  });
+
+  test("context_lines shows the lines around each match, -- between runs that do not touch, none between runs that do", async () => {
+    const text = await runTool(searchText, { pattern: "parseThing", glob: "lib/deep/*", context_lines: 2 }, ws.root);
+    expect(text).toBe(
+      [
+        "lib/deep/b.md:1: parseThing is documented here",
+        "--",
+        "lib/deep/c.ts-1- l1",
+        "lib/deep/c.ts-2- l2",
+        "lib/deep/c.ts:3: l3 parseThing()",
+        "lib/deep/c.ts-4- l4",
+        "lib/deep/c.ts-5- l5",
+        "lib/deep/c.ts-6- l6",
+        "lib/deep/c.ts-7- l7",
+        "lib/deep/c.ts:8: l8 parseThing(again)",
+        "lib/deep/c.ts-9- l9",
+      ].join("\n"),
+    );
+  });
+
+  test("context_lines above 5 is refused by the schema, naming it", async () => {
+    const verdict = await gate(ws.root).call("search_text", { pattern: "x", context_lines: 6 });
+    expect(verdict.decision).toBe("refused");
+    expect(verdict.reason).toContain("context_lines");
+  });
+
+  test("a broken pattern is refused through the checkpoint, naming `pattern`", async () => {
+    expectRefused(await gate(ws.root).call("search_text", { pattern: "parse(" }), ws, "`pattern`", /not a valid regular expression/);
+  });
+
+  test("a backreference is refused with a sentence saying why", async () => {
+    expectRefused(await gate(ws.root).call("search_text", { pattern: "(l)\\1" }), ws, "`pattern`", /linear-time/);
+  });
+});
+
+describe("what git ignores is never searched", () => {
+  let ws: TestWorkspace;
+  beforeAll(() => {
+    ws = makeWorkspace();
+    const r = (name: string) => join(ws.root, name);
+    writeFileSync(r(".gitignore"), "dist/\n*.log\n");
+    mkdirSync(r("dist/deep"), { recursive: true });
+    writeFileSync(r("dist/deep/bundle.js"), "needle-ign-4c2\n");
+    writeFileSync(r("debug.log"), "needle-ign-4c2\n");
+    mkdirSync(r("node_modules/pkg"), { recursive: true });
+    writeFileSync(r("node_modules/pkg/index.js"), "needle-ign-4c2\n");
+    mkdirSync(r(".github/workflows"), { recursive: true });
+    writeFileSync(r(".github/workflows/ci.yml"), "run: needle-ign-4c2\n");
+    writeFileSync(r("untracked.txt"), "needle-ign-4c2\n");
+  });
+
+  test("only files git would show are searched: untracked ones and dotfolders too, not ignored ones or node_modules", async () => {
+    expect(await runTool(searchText, { pattern: "needle-ign-4c2" }, ws.root)).toBe(".github/workflows/ci.yml:1: run: needle-ign-4c2\nuntracked.txt:1: needle-ign-4c2");
+  });
+
+  test("an ignored folder given as directory is refused, saying why", async () => {
+    expectRefused(await gate(ws.root).call("search_text", { pattern: "x", directory: "dist/deep" }), ws, "`directory`", "`dist`", /ignored/);
+    expectRefused(await gate(ws.root).call("search_text", { pattern: "x", directory: "node_modules" }), ws, "`directory`", /ignored/);
+  });
+});
+
+test("a pattern that backtracks without end in JavaScript's own engine cannot hang the run", async () => {
+  // (a+)+$ against 40 a's and a "!" takes a backtracking engine about 2^40 steps. The search
+  // runs in a child process so that an engine that hangs fails this test instead of the suite.
+  const ws = makeWorkspace();
+  writeFileSync(join(ws.root, "evil.txt"), `${"a".repeat(40)}!\n`);
+  const script = `
+    import { searchText } from ${JSON.stringify(join(import.meta.dir, "../../src/tools/search_text.ts"))};
+    import { Workspace } from ${JSON.stringify(join(import.meta.dir, "../../src/tools/workspace.ts"))};
+    const plan = await searchText.plan({ pattern: "(a+)+$" }, { workspace: new Workspace(${JSON.stringify(ws.root)}), signal: new AbortController().signal, todo: [], clock: null });
+    console.log(await plan.execute());`;
+  const child = Bun.spawn([process.execPath, "-e", script], { stdout: "pipe", stderr: "pipe" });
+  const timer = setTimeout(() => child.kill("SIGKILL"), 20_000);
+  const [out, err] = await Promise.all([new Response(child.stdout).text(), new Response(child.stderr).text(), child.exited]);
+  clearTimeout(timer);
+  expect(err).toBe("");
+  expect(out.trim()).toBe('No line matches "(a+)+$".');
+}, 30_000);

@@ -248,7 +248,7 @@ describe("things that are not regular files", () => {
       expect(list.decision).toBe("allowed");
       const search = await g.call("search_text", { text: "FIFO-DATA" });
       expect(search.decision).toBe("allowed");
-      expect(search.content).toStartWith("No line contains");
+      expect(search.content).toStartWith("No line matches");
     } finally {
       watchdog.stop();
     }

@@ -62,6 +62,6 @@ describe("EventLog", () => {
     expect(run.calls.map((event) => event.decision)).toEqual(["allowed", "refused", "allowed"]);
     expect(run.model.requests[1]!.messages.at(-1)!.content).toContain("README.md");
     expect(run.model.requests[1]!.messages.at(-1)!.content).not.toContain(".glassbox");
-    expect(run.model.seen()).toContain("No line contains");
+    expect(run.model.seen()).toContain("No line matches");
   });
 });

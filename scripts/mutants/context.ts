@@ -9,12 +9,6 @@ export const MUTANTS: Mutant[] = [
     replace: "if (policy) messages = yield* this.compact(",
   },
   {
-    name: "elided form forgotten between steps",
-    file: "src/core/context.ts",
-    find: "for (const id of ids) state.elided.set(id, policy.elided_chars);",
-    replace: "for (const id of ids) state.elided.set(id, policy.elided_chars);\n      queueMicrotask(() => state.elided.clear());",
-  },
-  {
     name: "old tool results not elided",
     file: "src/core/context.ts",
     find: "if (!elided.has(result.tool_call_id) && result.content.length > policy.elided_chars) batch.push(result.tool_call_id);",
@@ -37,12 +31,6 @@ export const MUTANTS: Mutant[] = [
     file: "src/core/context.ts",
     find: "const text = await this.options.summarize([...asked, request], tools, signal);",
     replace: "const text = await this.options.summarize([...asked, request], [], signal);",
-  },
-  {
-    name: "summary's plan follows the live plan",
-    file: "src/core/context.ts",
-    find: "const body = summary ? [record[0]!, { role: \"user\", content: summary.note } as Message, ...record.slice(summary.upTo)] : record;",
-    replace: "const body = summary ? [record[0]!, { role: \"user\", content: summary.note + JSON.stringify(record.length) } as Message, ...record.slice(summary.upTo)] : record;",
   },
   {
     name: "compactions not restored with the session",

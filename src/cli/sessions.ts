@@ -8,17 +8,20 @@ const TASK_WIDTH = 48;
 /** `glassbox sessions`: the workspace's saved sessions, most recently used first. */
 export function printSessions(args: CliArgs, out: (line: string) => void = (line) => console.log(line)): number {
   if (args.task) throw new UsageError(`sessions takes no arguments but --workspace DIR, got "${args.task}"`);
-  const root = workspaceRoot(args.workspace);
+  for (const line of sessionLines(workspaceRoot(args.workspace))) out(line);
+  return 0;
+}
+
+/** The saved sessions of a workspace as a table, most recently used first (also the TUI's /sessions). */
+export function sessionLines(root: string): string[] {
   const sessions = listSessions(root).map(summarize);
-  if (sessions.length === 0) {
-    out(`no saved sessions in ${root}; every conversation (glassbox, glassbox run) is saved in .glassbox/sessions`);
-    return 0;
-  }
+  if (sessions.length === 0) return [`no saved sessions in ${root}; every conversation (glassbox, glassbox run) is saved in .glassbox/sessions`];
   const rows = [["ID", "STARTED", "MODEL", "RUNS", "FIRST TASK", "LAST STATUS"], ...sessions.map(row)];
   const widths = rows[0]!.map((_, column) => Math.max(...rows.map((cells) => cells[column]!.length)));
-  for (const cells of rows) out(cells.map((cell, column) => (column === cells.length - 1 ? cell : cell.padEnd(widths[column]!))).join("  "));
-  out("glassbox --continue reopens the first; glassbox --session ID a given one");
-  return 0;
+  return [
+    ...rows.map((cells) => cells.map((cell, column) => (column === cells.length - 1 ? cell : cell.padEnd(widths[column]!))).join("  ")),
+    "glassbox --continue reopens the first; glassbox --session ID a given one",
+  ];
 }
 
 function row(session: SessionSummary): string[] {

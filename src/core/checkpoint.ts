@@ -4,7 +4,7 @@ import type { ToolCallRequest } from "./messages.ts";
 import type { Clock } from "./clock.ts";
 import { clip } from "./clip.ts";
 import { validateArguments } from "./validate.ts";
-import { Policy } from "./policy.ts";
+import { Policy, type Rule } from "./policy.ts";
 import { Refusal, ToolFailure, type FileChange, type Tool, type TodoItem, type ToolPlan } from "../tools/tool.ts";
 import type { Workspace } from "../tools/workspace.ts";
 import type { ToolDeclaration } from "../model/types.ts";
@@ -73,6 +73,11 @@ export class Checkpoint {
 
   constructor(private readonly options: CheckpointOptions) {
     this.todo = options.todo ?? [];
+  }
+
+  /** A rule the person added for the rest of the session (the TUI's /allow). */
+  allowForSession(rule: Rule): void {
+    this.options.policy.allowForSession(rule);
   }
 
   private tools(): Tool[] {

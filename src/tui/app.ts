@@ -21,9 +21,19 @@ import { VerdictsPane } from "./panes/verdicts-pane.ts";
 import { RenderScheduler, paceFor } from "./render-scheduler.ts";
 import { emptyView, fold, meters, type RunView } from "./run-view.ts";
 import { safeTagged, sanitize } from "./sanitize.ts";
-import { ModelChoice } from "./model-choice.ts";
-import { onInputKey, type InputLine } from "./input-keys.ts";
+import { ModelChoice, type InputLine } from "./model-choice.ts";
 import { offerUndo } from "./undo-prompt.ts";
+import { Composer } from "./composer/composer.ts";
+import { History, historyPath } from "./composer/history.ts";
+import { RawInput, bracketedPaste } from "./composer/raw-input.ts";
+import { attachFiles, shownTask } from "./composer/attachments.ts";
+import { runSlash, SLASH_NAMES, type SlashHost } from "./slash-commands.ts";
+import { helpText } from "./help.ts";
+import { sessionLines } from "../cli/sessions.ts";
+import { parseRule } from "../core/policy.ts";
+import { TOOL_NAMES } from "../tools/index.ts";
+import { LIMIT_NAMES } from "../core/limits.ts";
+import { workspaceFiles } from "../tools/tree/walk.ts";
 import { changedFiles } from "../undo/journal.ts";
 import { probeSandboxAhead } from "../sandbox/detect.ts";
 import { interactiveJit, normalJit } from "../platform/jit.ts";
@@ -34,23 +44,6 @@ export interface TuiOptions {
   /** Makes the arguments once the terminal is known to work (the demo's temporary workspace). */
   prepare?: () => CliArgs;
 }
-
-const HELP = `glassbox — keys
-
-Enter        send the input line (the task, or a follow-up once a run has stopped)
-y / n / a    answer an approval: yes, no, always allow that tool for this session
-Esc          stop the running model at once (leaves the input line when typing)
-Tab          move focus: input → transcript → tool verdicts
-PgUp PgDn    scroll the focused pane; Home / End jump (End follows the stream again)
-p            show the full system prompt, each layer marked
-m            (on an empty input line, between runs) choose the model: what answers on this machine
-u            (on an empty input line, between runs) undo the last run that changed files: shows them, asks y/n
-? / F1       this help (? on an empty input line; F1 anywhere)
-Ctrl-L       draw the whole screen again (after another program wrote over it)
-Ctrl-C       quit (asks first while a run is active; a second Ctrl-C forces)
-
-Everything the model writes and every tool result is shown escaped: control characters and
-escape sequences appear as ^[ or <U+202E>, never reach the terminal.`;
 
 /** How long after a run ends the TUI gives memory back: after the run's last frames are drawn. */
 const IDLE_COLLECT_MS = 1000;
@@ -72,8 +65,11 @@ export async function runTui(args: CliArgs, options: TuiOptions = {}): Promise<n
   // Usage and config mistakes surface here, before the screen takes over the terminal.
   const session = openSession(args, (request) => modal!.ask(request));
   const saved = openSaved(session, args);
-  const screen = createScreen();
-  const app = new TuiApp(screen, session, args, saved);
+  // Pastes and Alt+Enter are taken out of the terminal's input before blessed parses it.
+  const input = new RawInput();
+  const screen = createScreen({ input: input as unknown as Widgets.IScreenOptions["input"] });
+  bracketedPaste(screen);
+  const app = new TuiApp(screen, input, session, args, saved);
   modal = app.modal;
   app.collectWhenIdle(STARTUP_COLLECT_MS);
   app.startServers();
@@ -93,21 +89,29 @@ class TuiApp {
   private readonly meters: MetersPane;
   private readonly layers: LayersPane;
   private readonly plan: PlanPane;
+  private readonly composer: Composer;
+  /** The input's text as the model choice reads and sets it (the m of "make" typed back). */
+  private readonly inputLine: InputLine;
   /** Set once the person has seen the prompt drift and chose to go on. */
   private driftAccepted = false;
   /** Each layer against prompts.lock, read once like the layers themselves. */
   private layerStates: ReturnType<typeof layerStates>;
   private readonly lock: ReturnType<typeof readLock> = null;
-  private readonly input: Widgets.TextboxElement;
   private readonly status: Widgets.BoxElement;
   private readonly scheduler: RenderScheduler;
   private readonly draw: () => void;
   private view: RunView;
   private running: AbortController | null = null;
+  /** Messages sent during a run: each starts a run of its own when the one before stops. */
+  private readonly queued: string[] = [];
   /** The latest run's id: its undo journal says whether it changed files. */
   private runId: string | null = null;
   private ticker: ReturnType<typeof setInterval> | null = null;
   private quitArmed = false;
+  /** Set when the layout changed since the last full frame: a quick frame would draw the input alone, in its new place. */
+  private relaidOut = false;
+  /** The letter that opened an overlay from the empty input: a letter typed next closes it and both are typed ("please…"). */
+  private typedThrough: string | null = null;
   /** Resolves once the MCP servers were started (or refused); runs wait for it. */
   private serversReady: Promise<void> | null = null;
   private serversStarted = false;
@@ -116,13 +120,13 @@ class TuiApp {
 
   constructor(
     private readonly screen: Widgets.Screen,
+    input: RawInput,
     private readonly session: Session,
     private readonly args: CliArgs,
-    private readonly saved: SavedSession,
+    private saved: SavedSession,
   ) {
     this.finished = new Promise((resolve) => (this.quit = resolve));
-    // A scripted model has no server to ask: the window the context manager works against is num_ctx.
-    this.view = emptyView(session.limits, session.model.contextSize ? null : session.config.model_options.num_ctx);
+    this.view = this.freshView();
     const l = this.layout();
     this.transcript = new TranscriptPane(screen, l.transcript);
     this.verdicts = new VerdictsPane(screen, l.verdicts);
@@ -135,11 +139,23 @@ class TuiApp {
       // A broken lock shows every layer as unlocked; the drift findings say why.
     }
     this.layerStates = layerStates(this.lock, session.layers);
-    this.input = blessed.textbox({ parent: screen, ...l.input, border: "line", label: " message (Enter sends) ", style: { border: { fg: "gray" }, focus: { border: { fg: "cyan" } } } });
+    const history = new History(historyPath(session.workspace.root), (text) => this.transcript.line(text, "notice"));
+    this.composer = new Composer(screen, l.input, history, { commands: SLASH_NAMES, files: () => workspaceFiles(session.workspace.root) }, {
+      submit: (message) => this.submit(message, history),
+      resized: () => this.relayout(),
+    });
+    const composer = this.composer;
+    this.inputLine = {
+      get value() {
+        return composer.editor.text;
+      },
+      set value(text: string) {
+        composer.set(text);
+      },
+    };
     this.status = blessed.box({ parent: screen, ...l.status, tags: true, style: { bg: "blue", fg: "white" } });
     this.scheduler = new RenderScheduler((full) => this.paint(full));
-    // blessed also redraws by itself (focus effects, every key typed in the input line): those go
-    // through the scheduler too, so there is at most one render per frame.
+    // blessed also redraws by itself (focus effects): those go through the scheduler too, so there is at most one render per frame.
     this.draw = screen.render.bind(screen);
     screen.render = () => this.scheduler.request();
     // Over the transcript only: the budgets and the verdicts stay in view while the person decides.
@@ -158,66 +174,22 @@ class TuiApp {
       redraw: () => this.scheduler.request(),
       running: () => this.running !== null,
     });
-    // A key's echo never waits for the frame pace, not even while text pours in.
-    onInputKey(this.input, (ch, name, line) => (this.scheduler.expedite(), this.choice.inputKey(ch, name, line) || this.inputCommand(ch, line)));
-    this.overlay = new Overlay(screen, () => this.onOverlayChange());
+    this.overlay = new Overlay(screen, () => this.scheduler.request());
 
-    // While the input line reads keys, only these still reach the screen's handler.
-    (screen as unknown as { ignoreLocked: string[] }).ignoreLocked = ["C-c", "C-l", "escape", "tab", "f1"];
     screen.on("keypress", (ch: string | undefined, key: Widgets.Events.IKeyEventArg) => this.onKey(ch, key));
+    // A paste or an Alt+Enter always lands in the input, wherever the focus was.
+    input.on("paste", (text: string) => this.toInput(() => composer.paste(text)));
+    input.on("newline", () => this.toInput(() => composer.newline()));
     screen.on("resize", () => this.relayout());
 
     this.transcript.line(`glassbox · ${sanitize(session.model.name)} · workspace ${sanitize(session.workspace.root)}`, "notice");
     if (session.sandbox.kind === "none") this.transcript.line(`Checks run UNSANDBOXED: ${sanitize(session.sandbox.reason)}.`, "notice");
     this.restore();
-    this.transcript.line("Type a task and press Enter. ? shows the keys.", "notice");
-    this.startTyping();
+    this.transcript.line("Type a task and press Enter. ? shows the keys, / the commands.", "notice");
+    composer.box.focus();
     // Benchmark hook for scripts/bench-tui.ts: does nothing unless GLASSBOX_BENCH_REPORT is set.
     benchHook(screen, this.transcript);
     this.paint();
-  }
-
-  private typing = false;
-  private resumeTyping = false;
-
-  /** The input line reads keys until Enter (send) or Esc; while it does, letters are text, not commands. */
-  private startTyping(): void {
-    if (this.typing) return;
-    // A question or an overlay on screen takes the keys first; typing resumes when it closes.
-    if (this.modal.open || this.overlay.open) {
-      this.resumeTyping = true;
-      return;
-    }
-    this.typing = true;
-    this.input.focus();
-    this.input.readInput((_error: unknown, value?: string | null) => {
-      const wasTyping = this.typing;
-      this.typing = false;
-      if (!wasTyping || value == null) return this.scheduler.request();
-      // blessed compares against the last value it drew, which typing does not update: sync it, then clear.
-      this.input.setValue(value);
-      this.input.clearValue();
-      if (value.trim()) this.send(value.trim());
-      this.startTyping();
-    });
-    this.scheduler.request();
-  }
-
-  private stopTyping(): void {
-    if (!this.typing) return;
-    // Cleared first, so the cancelled read is not taken for a message.
-    this.typing = false;
-    const input = this.input as unknown as { cancel(): void; _reading: boolean; __listener?: (...args: unknown[]) => void; removeListener(event: string, listener: unknown): void };
-    input.cancel();
-    // blessed attaches the reading listener one setImmediate after readInput: a read cancelled
-    // sooner (an approval that arrives at once) would leave it attached, and every key typed
-    // afterwards would be typed twice. Ours runs after blessed's and detaches it.
-    setImmediate(() => {
-      if (input._reading || !input.__listener) return;
-      input.removeListener("keypress", input.__listener);
-      delete input.__listener;
-    });
-    this.transcript.box.focus();
   }
 
   /** Starts the MCP servers, asking about untrusted ones and quarantined tools in the modal. */
@@ -229,10 +201,7 @@ class TuiApp {
     this.warning = "starting MCP servers…";
     // A server's tools can change between runs (list_changed, a crash): the layers pane follows.
     this.session.mcp.onChange = () => this.relayout();
-    // A tick later: the input line finishes setting up its key listener first (blessed adds it on
-    // the next tick, and a question cancelling it before then would leave that listener doubled).
-    this.serversReady = new Promise((resolve) => setImmediate(resolve))
-      .then(() => connectServers(this.session, mcpQuestions(this.modal, this.session.workspace.root)))
+    this.serversReady = connectServers(this.session, mcpQuestions(this.modal, this.session.workspace.root))
       .catch((error) => void this.transcript.line(`MCP servers failed to start: ${(error as Error).message}`, "notice"))
       .then(() => {
         this.serversStarted = true;
@@ -243,6 +212,47 @@ class TuiApp {
       });
   }
 
+  /**
+   * Enter on the input. A slash command runs (never sent, never kept in the history); a message
+   * is kept in the history, gets the text of the files it names with @, and is sent, or queued
+   * while a run is active. False keeps the text in the input (a mistake to fix, no model yet).
+   */
+  private submit(typed: string, history: History): boolean {
+    // Blank lines around it go; a pasted block keeps the indentation of its first line.
+    const text = typed.replace(/^\s*\n/, "").trimEnd();
+    if (!text) return false;
+    this.warning = "";
+    if (text.startsWith("/")) {
+      const problem = runSlash(text, this.slashHost());
+      this.warning = problem ?? this.warning;
+      this.scheduler.request();
+      return problem === null;
+    }
+    history.add(typed);
+    if (this.session.spec === null) {
+      // Nothing to send it to yet: the text stays in the input, and the picker asks again.
+      this.warning = "choose a model first, then Enter sends the message";
+      void this.choice.pick(false);
+      this.scheduler.request();
+      return false;
+    }
+    const attached = attachFiles(text, this.session.workspace, this.session.limits.max_result_chars);
+    if (!attached.ok) {
+      this.warning = attached.problem;
+      this.scheduler.request();
+      return false;
+    }
+    if (attached.files.length) this.transcript.line(`attached: ${attached.files.map(sanitize).join(", ")}`, "notice");
+    if (this.running) {
+      this.queued.push(attached.message);
+      this.transcript.line(`queued, sent when this run stops: ${sanitize(text.split("\n")[0]!)}${text.includes("\n") ? " …" : ""}`, "notice");
+      this.scheduler.request();
+      return true;
+    }
+    this.send(attached.message);
+    return true;
+  }
+
   /** Starts a run for a task or a follow-up. One run at a time. */
   send(text: string): void {
     if (!this.serversStarted) {
@@ -250,14 +260,7 @@ class TuiApp {
       return;
     }
     if (this.running) {
-      this.warning = "a run is active: wait for it, or press Esc to stop it";
-      return this.scheduler.request();
-    }
-    if (this.session.spec === null) {
-      // Nothing to send it to yet: the text goes back to the input line, and the picker asks again.
-      this.input.setValue(text);
-      this.warning = "choose a model first, then Enter sends the message";
-      void this.choice.pick(false);
+      this.queued.push(text);
       return this.scheduler.request();
     }
     const drift = this.session.drift;
@@ -291,7 +294,9 @@ class TuiApp {
         this.running = null;
         if (this.ticker) clearInterval(this.ticker);
         this.scheduler.request();
-        this.collectWhenIdle();
+        const next = this.queued.shift();
+        if (next !== undefined) this.send(next);
+        else this.collectWhenIdle();
       }
     })();
   }
@@ -328,6 +333,11 @@ class TuiApp {
     }
   }
 
+  /** A scripted model has no server to ask: the window the context manager works against is num_ctx. */
+  private freshView(): RunView {
+    return emptyView(this.session.limits, this.session.model.contextSize ? null : this.session.config.model_options.num_ctx);
+  }
+
   /**
    * A continued session: the transcript, verdicts and meters drawn again from its saved events,
    * the plan from its last todo list. Said first: what was skipped, and a change of model.
@@ -357,7 +367,7 @@ class TuiApp {
     const t = this.transcript;
     switch (event.kind) {
       case "run_start":
-        t.line(`› ${event.task}`, "user");
+        t.line(`› ${shownTask(event.task)}`, "user");
         this.meters.startRun();
         break;
       case "model_request":
@@ -430,31 +440,43 @@ class TuiApp {
     else this.scheduler.request();
   }
 
+  /**
+   * Every key, in this order: the keys that work anywhere, an overlay, a question, the model
+   * picker; then the input when it has the focus, or the focused pane.
+   */
   private onKey(ch: string | undefined, key: Widgets.Events.IKeyEventArg): void {
     this.scheduler.expedite();
     if (key.full === "C-c") return this.onCtrlC();
     if (key.full === "C-l") return this.redrawAll();
+    // blessed reports Enter twice, as "enter" and then as "return": the second is not a key of its own.
+    if (key.name === "return") return;
+    const onInput = this.screen.focused === this.composer.box;
     if (this.overlay.open) {
+      const through = this.typedThrough;
+      this.typedThrough = null;
+      if (through && onInput && printable(ch)) {
+        this.overlay.close();
+        this.composer.set(through);
+        this.composer.key(ch, key);
+        return this.scheduler.request();
+      }
       this.overlay.key(key.name);
       return;
     }
-    if (key.name === "f1" && !this.choice.picker.open) return this.showOverlay("help", HELP);
+    if (key.name === "f1" && !this.choice.picker.open) return this.overlay.show("help", helpText());
     if (this.modal.open) {
       this.modal.key(key.name);
       return;
     }
+    if (onInput) return this.inputKey(ch, key);
     if (this.choice.picker.open) {
-      // While the input line reads, its hook gives the picker the keys (Esc and Tab included).
-      if (!this.typing) this.choice.picker.key(ch, key.name);
+      this.choice.picker.key(ch, key.name);
       return;
     }
-    if (key.name === "escape") return this.interrupt();
+    if (key.name === "escape") return this.focusInput();
     if (key.name === "tab") return this.cycleFocus();
-    if (this.typing) return;
-    if (key.name === "enter" || key.name === "return") return this.startTyping();
-    if (ch === "?") return this.showOverlay("help", HELP);
-    if (ch === "u" && !this.running) return this.undoLastRun();
-    if (ch === "p") return this.overlay.show("system prompt", this.promptWithBoundaries());
+    if (key.name === "enter") return this.focusInput();
+    if (this.singleKey(ch)) return;
     const page = this.transcript.pageSize();
     const moves: Record<string, number | "top" | "bottom"> = { pageup: -page, pagedown: page, up: -1, down: 1, home: "top", end: "bottom" };
     const move = moves[key.name];
@@ -464,55 +486,94 @@ class TuiApp {
     this.scheduler.request();
   }
 
-  /** Keys the input line reads: on an empty line, ? opens the help and u (between runs) the undo question. */
-  private inputCommand(ch: string | undefined, line: InputLine): boolean {
-    if (line.value !== "") return false;
-    if (ch === "?") this.showOverlay("help", HELP);
+  /** A key while the input has the focus: the picker's, a single key on the empty input, an edit, or Esc and Tab. */
+  private inputKey(ch: string | undefined, key: Widgets.Events.IKeyEventArg): void {
+    if (this.choice.inputKey(ch, key.name, this.inputLine)) return;
+    if (this.composer.empty && this.singleKey(ch)) return;
+    if (this.composer.key(ch, key)) return this.scheduler.request();
+    if (key.name === "escape") return this.interrupt();
+    if (key.name === "tab") return this.cycleFocus();
+  }
+
+  /** `?` help, `u` undo (between runs), `p` the prompt: on an empty input or in a pane. */
+  private singleKey(ch: string | undefined): boolean {
+    if (ch === "?") this.overlay.show("help", helpText());
     else if (ch === "u" && !this.running) this.undoLastRun();
-    else return false;
+    else if (ch === "p") {
+      this.showPrompt();
+      // "please …": the next letter closes the prompt and both letters are typed.
+      if (this.screen.focused === this.composer.box) this.typedThrough = "p";
+    } else return false;
     return true;
   }
 
-  /** An overlay takes the keys from the input line; typing resumes when it closes. */
-  private showOverlay(title: string, text: string): void {
-    if (this.typing) {
-      this.stopTyping();
-      this.resumeTyping = true;
-    }
-    this.overlay.show(title, text);
+  /** A paste or an Alt+Enter: the input takes the focus back and the text. Not while a question or the picker has the keys. */
+  private toInput(edit: () => void): void {
+    if (this.modal.open || this.choice.picker.open) return;
+    this.overlay.close();
+    this.scheduler.expedite();
+    this.focusInput();
+    edit();
   }
 
-  private onOverlayChange(): void {
-    if (!this.overlay.open && !this.modal.open && this.resumeTyping) {
-      this.resumeTyping = false;
-      this.startTyping();
-    }
+  private focusInput(): void {
+    this.composer.box.focus();
     this.scheduler.request();
+  }
+
+  private showPrompt(): void {
+    this.overlay.show("system prompt", this.promptWithBoundaries());
   }
 
   /** `u`: the latest run that changed files, its files, y/n (src/tui/undo-prompt.ts). */
   private undoLastRun(): void {
-    if (this.typing) {
-      this.stopTyping();
-      this.resumeTyping = true;
-    }
     void offerUndo(this.session.workspace.root, this.modal, (line) => this.transcript.line(line, "notice"))
       .catch((error) => this.transcript.line(`undo failed: ${(error as Error).message}`, "notice"))
-      .finally(() => {
-        if (!this.modal.open && this.resumeTyping) {
-          this.resumeTyping = false;
-          this.startTyping();
-        }
-        this.scheduler.request();
-      });
+      .finally(() => this.scheduler.request());
   }
 
+  /** What the slash commands (src/tui/slash-commands.ts) may do. */
+  private slashHost(): SlashHost {
+    const say = (text: string) => this.transcript.line(text, "notice");
+    return {
+      running: () => this.running !== null,
+      say,
+      overlay: (title, text) => this.overlay.show(title, text),
+      help: () => this.overlay.show("help", helpText()),
+      pickModel: () => void this.choice.pick(false),
+      undo: () => this.undoLastRun(),
+      sessions: () => sessionLines(this.session.workspace.root),
+      newSession: () => this.newSession(),
+      allow: (text) => {
+        try {
+          const rule = parseRule(text, TOOL_NAMES, this.session.mcp.servers.map((server) => server.name));
+          this.session.checkpoint.allowForSession(rule);
+          say(`allowed for this session without asking: ${sanitize(rule.text)} (deny rules still win)`);
+        } catch (error) {
+          this.warning = `/allow: ${(error as Error).message}`;
+        }
+      },
+      limits: () => LIMIT_NAMES.map((name) => `${name.padEnd(24)}${this.session.limits[name]}`).concat("", "Set in .glassbox/config.json (\"limits\") or with --limit NAME=VALUE."),
+      prompt: () => this.showPrompt(),
+      quit: () => this.exit(),
+    };
+  }
+
+  /** /new: a new saved session; the old one stays in `glassbox sessions`. The plan and the meters start over too. */
+  private newSession(): void {
+    const old = this.saved.id;
+    this.saved = openSaved(this.session, {});
+    this.session.checkpoint.todo.splice(0);
+    this.view = this.freshView();
+    this.meters.startRun();
+    this.transcript.line(`── new session ${this.saved.id}: the model starts a fresh conversation (${old} stays in glassbox sessions) ──`, "notice");
+  }
+
+  /** Esc on the input: stops the running reply; otherwise nothing. */
   private interrupt(): void {
-    if (this.running) {
-      this.running.abort();
-      this.warning = "stopping the run…";
-    }
-    this.stopTyping();
+    if (!this.running) return;
+    this.running.abort();
+    this.warning = "stopping the run…";
     this.scheduler.request();
   }
 
@@ -522,6 +583,10 @@ class TuiApp {
       this.warning = "a run is active: Ctrl-C again quits (Esc only stops the run)";
       return this.scheduler.request();
     }
+    this.exit();
+  }
+
+  private exit(): void {
     this.running?.abort();
     this.modal.close("no");
     this.choice.picker.close();
@@ -539,24 +604,14 @@ class TuiApp {
   }
 
   private cycleFocus(): void {
-    const order: Widgets.BlessedElement[] = [this.input, this.transcript.box, this.verdicts.box];
-    const next = order[(order.indexOf(this.screen.focused as Widgets.BlessedElement) + 1) % order.length]!;
-    if (next === this.input) return this.startTyping();
-    this.stopTyping();
-    next.focus();
+    const order: Widgets.BlessedElement[] = [this.composer.box, this.transcript.box, this.verdicts.box];
+    order[(order.indexOf(this.screen.focused as Widgets.BlessedElement) + 1) % order.length]!.focus();
     this.scheduler.request();
   }
 
   private onModalChange(): void {
-    // The modal takes the keys: the input line must not swallow y / n / a. Typing resumes after.
+    // A question takes the keys: an overlay over it would hide it.
     if (this.modal.open) this.overlay.close();
-    if (this.modal.open && this.typing) {
-      this.stopTyping();
-      this.resumeTyping = true;
-    } else if (!this.modal.open && this.resumeTyping) {
-      this.resumeTyping = false;
-      this.startTyping();
-    }
     // The status line says "waiting for approval" while the modal is open (paint); the run's own state stays as it was.
     this.scheduler.request();
   }
@@ -566,7 +621,7 @@ class TuiApp {
   }
 
   private layout(): Layout {
-    return layout(this.screen.width as number, this.screen.height as number, layerPaneRows(this.session.layers.length, this.session.mcp.status()));
+    return layout(this.screen.width as number, this.screen.height as number, layerPaneRows(this.session.layers.length, this.session.mcp.status()), this.composer?.height ?? 1);
   }
 
   private relayout(): void {
@@ -576,9 +631,10 @@ class TuiApp {
     this.meters.place(l.meters ?? hidden());
     this.layers.place(l.layers ?? hidden());
     this.plan.place(l.plan ?? hidden());
-    Object.assign(this.input, l.input);
+    this.composer.place(l.input);
     Object.assign(this.status, l.status);
     this.modal.place();
+    this.relaidOut = true;
     this.scheduler.request();
   }
 
@@ -588,7 +644,8 @@ class TuiApp {
    * frame at its pace. With a question or an overlay on screen every frame is a full one.
    */
   private paint(full = true): void {
-    if (!full && !this.modal.open && !this.overlay.open && !this.choice.picker.open) return drawOnly(this.screen, [this.input]);
+    if (!full && !this.relaidOut && !this.modal.open && !this.overlay.open && !this.choice.picker.open) return drawOnly(this.screen, [this.composer.box]);
+    this.relaidOut = false;
     // Streamed text goes to the saved session before it reaches the screen.
     this.saved.flush();
     this.transcript.draw();
@@ -605,13 +662,18 @@ class TuiApp {
   }
 
   private statusLine(): string {
-    const state = this.modal.open ? "waiting for approval" : this.running ? (this.view.state === "starting" ? "streaming" : this.view.state) : this.view.state;
+    const queued = this.queued.length ? ` · ${this.queued.length} queued` : "";
+    const state = (this.modal.open ? "waiting for approval" : this.running ? (this.view.state === "starting" ? "streaming" : this.view.state) : this.view.state) + queued;
     const where = `${safeTagged(this.session.model.name)} · ${safeTagged(shortPath(this.session.workspace.root))} · ${sandboxBadge(this.session.sandbox)}`;
     // A warning goes first, right after the state, so a narrow terminal clips the model and path, not the fix.
     return this.warning
       ? ` {bold}${safeTagged(state)}{/bold} · {yellow-fg}${safeTagged(this.warning)}{/yellow-fg} · ${where}`
       : ` ${where} · {bold}${safeTagged(state)}{/bold} · Enter send · Esc stop · Tab panes · ? help · Ctrl-C quit`;
   }
+}
+
+function printable(ch: string | undefined): ch is string {
+  return ch !== undefined && ch >= " " && ch !== "\x7f";
 }
 
 function hidden() {

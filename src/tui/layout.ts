@@ -23,17 +23,19 @@ export const NARROW_WIDTH = 90;
 export const METERS_HEIGHT = 2 + 7;
 /** Borders (2) plus room for a short plan. */
 const PLAN_HEIGHT = 2 + 5;
-const INPUT_HEIGHT = 3;
 const STATUS_HEIGHT = 1;
 
 /**
  * Where each pane goes on a `width` × `height` screen. The transcript gets most of the room;
- * a side column holds the meters, the tool verdicts, the plan and the prompt layers.
+ * a side column holds the meters, the tool verdicts, the plan and the prompt layers. The input
+ * takes `inputRows` rows of text.
  */
-export function layout(width: number, height: number, layerCount = 1): Layout {
-  const mainHeight = Math.max(3, height - INPUT_HEIGHT - STATUS_HEIGHT);
-  const input = { left: 0, top: mainHeight, width, height: INPUT_HEIGHT };
-  const status = { left: 0, top: mainHeight + INPUT_HEIGHT, width, height: STATUS_HEIGHT };
+export function layout(width: number, height: number, layerCount = 1, inputRows = 1): Layout {
+  // The input's borders and its rows of text (it grows with a message of several lines).
+  const inputHeight = 2 + inputRows;
+  const mainHeight = Math.max(3, height - inputHeight - STATUS_HEIGHT);
+  const input = { left: 0, top: mainHeight, width, height: inputHeight };
+  const status = { left: 0, top: mainHeight + inputHeight, width, height: STATUS_HEIGHT };
   if (width < NARROW_WIDTH) {
     const transcriptHeight = Math.max(3, Math.round(mainHeight * 0.65));
     return {

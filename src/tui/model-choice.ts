@@ -3,9 +3,13 @@ import { describeCandidate, findModels } from "../session/find-model.ts";
 import type { Session } from "../session/session.ts";
 import { rememberModel, rememberedCandidate } from "../session/workspace-state.ts";
 import type { Widgets } from "./blessed.ts";
-import type { InputLine } from "./input-keys.ts";
 import { ModelPicker } from "./model-picker.ts";
 import { sanitize } from "./sanitize.ts";
+
+/** The input's text, as the model choice may read and set it. */
+export interface InputLine {
+  value: string;
+}
 
 /** What the TUI lends the model choice: the session, a transcript line, the status warning, a redraw. */
 export interface ChoiceHost {

@@ -1,0 +1,59 @@
+import type { Mutant } from "../mutate.ts";
+
+/** The composer's guards (src/tui/composer/, src/tui/slash-commands.ts, their wiring in app.ts). */
+export const MUTANTS: Mutant[] = [
+  {
+    name: "a paste reaches blessed as keys (its newlines send it)",
+    file: "src/tui/composer/raw-input.ts",
+    find: `else if (piece.kind === "paste") this.emit("paste", piece.text);`,
+    replace: `else if (piece.kind === "paste") this.emit("data", Buffer.from(piece.text));`,
+  },
+  {
+    name: "Alt+Enter not a newline",
+    file: "src/tui/composer/raw-input.ts",
+    find: "const ALT_ENTER = /\\x1b[\\r\\n]/g;",
+    replace: "const ALT_ENTER = /(?!)/g;",
+  },
+  {
+    name: "a folded paste sent as its label",
+    file: "src/tui/composer/line-editor.ts",
+    find: "return this.text.replace(/[\\ue000-\\uf8ff]/g, (char) => this.folds[char.charCodeAt(0) - FOLD_BASE] ?? char);",
+    replace: "return this.text.replace(/[\\ue000-\\uf8ff]/g, (char) => this.foldOf(char) ?? char);",
+  },
+  {
+    name: "@path escapes the workspace (an unconfined workspace resolves it)",
+    file: "src/tui/composer/attachments.ts",
+    find: "resolved = workspace.resolve(named, `@${named}`);",
+    replace: "resolved = new (workspace.constructor as typeof Workspace)(workspace.root, false).resolve(named, `@${named}`);",
+  },
+  {
+    name: "an off-limits or outside @path is sent as plain text",
+    file: "src/tui/composer/attachments.ts",
+    find: "if (!(error instanceof Refusal)) throw error;",
+    replace: "if (error instanceof Refusal) continue;",
+  },
+  {
+    name: "slash commands kept in the history",
+    file: "src/tui/composer/history.ts",
+    find: `return message.trim() !== "" && !message.startsWith("/");`,
+    replace: `return message.trim() !== "";`,
+  },
+  {
+    name: "the history not kept across restarts",
+    file: "src/tui/composer/history.ts",
+    find: "this.entries = readHistory(path);",
+    replace: "this.entries = [];",
+  },
+  {
+    name: "an unknown slash command sent to the model",
+    file: "src/tui/app.ts",
+    find: `    if (text.startsWith("/")) {\n      const problem = runSlash`,
+    replace: `    if (text.startsWith("/") && SLASH_NAMES.includes(text.split(/\\s/)[0]!)) {\n      const problem = runSlash`,
+  },
+  {
+    name: "a queued message never sent",
+    file: "src/tui/app.ts",
+    find: "const next = this.queued.shift();",
+    replace: "const next = undefined;",
+  },
+];

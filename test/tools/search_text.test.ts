@@ -238,19 +238,28 @@ describe("what git ignores is never searched", () => {
 });
 
 test("a pattern that backtracks without end in JavaScript's own engine cannot hang the run", async () => {
-  // (a+)+$ against 40 a's and a "!" takes a backtracking engine about 2^40 steps. The search
-  // runs in a child process so that an engine that hangs fails this test instead of the suite.
+  // (\w+\s?)+;$ against 40 a's and a "!" makes a backtracking engine try every way to split the
+  // a's: JavaScriptCore took 1 s for 24 of them, four times longer for each two more, until its
+  // own limit gives up at about 5 s a line; 30 such lines take it minutes. The search runs in a
+  // child process so that an engine that hangs fails this test instead of the suite.
   const ws = makeWorkspace();
-  writeFileSync(join(ws.root, "evil.txt"), `${"a".repeat(40)}!\n`);
+  writeFileSync(join(ws.root, "evil.txt"), `${"a".repeat(40)}!\n`.repeat(30));
   const script = `
     import { searchText } from ${JSON.stringify(join(import.meta.dir, "../../src/tools/search_text.ts"))};
     import { Workspace } from ${JSON.stringify(join(import.meta.dir, "../../src/tools/workspace.ts"))};
-    const plan = await searchText.plan({ pattern: "(a+)+$" }, { workspace: new Workspace(${JSON.stringify(ws.root)}), signal: new AbortController().signal, todo: [], clock: null });
+    const plan = await searchText.plan({ pattern: "(\\\\w+\\\\s?)+;$", glob: "evil.txt" }, { workspace: new Workspace(${JSON.stringify(ws.root)}), signal: new AbortController().signal, todo: [], clock: null });
     console.log(await plan.execute());`;
   const child = Bun.spawn([process.execPath, "-e", script], { stdout: "pipe", stderr: "pipe" });
   const timer = setTimeout(() => child.kill("SIGKILL"), 20_000);
   const [out, err] = await Promise.all([new Response(child.stdout).text(), new Response(child.stderr).text(), child.exited]);
   clearTimeout(timer);
   expect(err).toBe("");
-  expect(out.trim()).toBe('No line matches "(a+)+$".');
+  expect(out.trim()).toBe('No line matches "(\\\\w+\\\\s?)+;$" in files matching "evil.txt".');
 }, 30_000);
+
+test("a file larger than 4 MiB is not searched, and the result names it", async () => {
+  const ws = makeWorkspace();
+  writeFileSync(join(ws.root, "huge.txt"), `needle-big-7a1\n${"x".repeat(4 * 1024 * 1024)}\n`);
+  writeFileSync(join(ws.root, "small.txt"), "needle-big-7a1\n");
+  expect(await runTool(searchText, { pattern: "needle-big-7a1" }, ws.root)).toBe("small.txt:1: needle-big-7a1\n[not searched, larger than 4 MiB: huge.txt]");
+});

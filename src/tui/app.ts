@@ -371,7 +371,7 @@ class TuiApp {
         this.meters.startRun();
         break;
       case "model_request":
-        t.buffer.newline();
+        t.newline();
         break;
       case "model_delta":
         t.append(event.text, event.channel === "thinking" ? "thinking" : "assistant");
@@ -382,7 +382,7 @@ class TuiApp {
         break;
       case "model_reply":
         if (event.finish_reason === "length") t.line("[the reply was cut off by the reply cap, max_tokens]", "notice");
-        t.buffer.newline();
+        t.newline();
         break;
       case "tool_call": {
         t.line(`⚙ ${event.tool} ${event.arguments}`, "tool");
@@ -475,14 +475,19 @@ class TuiApp {
     }
     if (key.name === "escape") return this.focusInput();
     if (key.name === "tab") return this.cycleFocus();
+    if (this.screen.focused === this.verdicts.box) {
+      // A list of the calls: Enter opens the selected one's whole result.
+      const result = key.name === "enter" ? this.verdicts.selectedResult() : null;
+      if (result) return this.overlay.show(result.title, result.text);
+      if (this.verdicts.key(key.name)) return this.scheduler.request();
+    }
     if (key.name === "enter") return this.focusInput();
     if (this.singleKey(ch)) return;
     const page = this.transcript.pageSize();
     const moves: Record<string, number | "top" | "bottom"> = { pageup: -page, pagedown: page, up: -1, down: 1, home: "top", end: "bottom" };
     const move = moves[key.name];
     if (move === undefined) return;
-    if (this.screen.focused === this.verdicts.box && typeof move === "number") this.verdicts.scroll(move);
-    else this.transcript.scroll(move);
+    this.transcript.scroll(move);
     this.scheduler.request();
   }
 

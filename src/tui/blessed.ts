@@ -495,9 +495,10 @@ const PLAIN_ROW = /^[\x20-\x7e]*$/;
  * without tags, but without parsing tags and escape codes, wrapping, or measuring each character
  * on every frame. A wide character takes its cell and the placeholder blessed puts after it; a
  * combining one joins the character before it. A cell is written, and the row marked dirty, only
- * where it changed.
+ * where it changed. `styles`, if given, has a code per character of `text`: the character's
+ * attribute is `styleAttrs[code]` (code 0 is `attr`).
  */
-export function writeRow(line: Row, xi: number, xl: number, text: string, attr: number, fill: number): void {
+export function writeRow(line: Row, xi: number, xl: number, text: string, attr: number, fill: number, styles?: string, styleAttrs?: readonly number[]): void {
   let x = xi;
   const put = (cellAttr: number, ch: string) => {
     const cell = line[x++];
@@ -506,12 +507,15 @@ export function writeRow(line: Row, xi: number, xl: number, text: string, attr: 
     cell[1] = ch;
     line.dirty = true;
   };
+  const attrAt = styles && styleAttrs ? (index: number) => styleAttrs[styles.charCodeAt(index)] ?? attr : () => attr;
   if (PLAIN_ROW.test(text)) {
-    for (let i = 0; i < text.length && x < xl; i++) put(attr, text[i]!);
+    for (let i = 0; i < text.length && x < xl; i++) put(attrAt(i), text[i]!);
   } else {
-    // blessed's parseContent marks the cell after each wide character with \x03.
+    // blessed's parseContent marks the cell after each wide character with \x03 (sanitized text
+    // has none of its own), so `source` counts the characters of `text` to find their styles.
     const content = text.replace(unicode.chars.all, "$1\x03");
     let i = 0;
+    let source = 0;
     const next = () => {
       const point = content.codePointAt(i)!;
       const ch = point > 0xffff ? content.slice(i, i + 2) : content[i]!;
@@ -519,7 +523,9 @@ export function writeRow(line: Row, xi: number, xl: number, text: string, attr: 
       return { ch, combining: unicode.combining[point] === true };
     };
     while (i < content.length && x < xl) {
+      const at = source;
       let { ch, combining } = next();
+      if (ch !== "\x03") source += ch.length;
       if (combining) continue; // nothing on this row to join
       while (i < content.length) {
         const after = i;
@@ -528,9 +534,10 @@ export function writeRow(line: Row, xi: number, xl: number, text: string, attr: 
           i = after;
           break;
         }
+        source += mark.ch.length;
         ch += mark.ch;
       }
-      put(attr, ch);
+      put(attrAt(ch === "\x03" ? at - 1 : at), ch);
     }
   }
   while (x < xl) put(fill, " ");

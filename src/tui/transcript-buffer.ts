@@ -1,4 +1,5 @@
 import { sanitize } from "./sanitize.ts";
+import type { StyledLine } from "./markdown/style.ts";
 
 /** How a piece of the transcript is drawn; the pane maps each to colours. A packed row keeps its index. */
 const VOICES = ["user", "assistant", "thinking", "tool", "result", "notice"] as const;
@@ -7,6 +8,8 @@ export type Voice = (typeof VOICES)[number];
 export interface Row {
   text: string;
   voice: Voice;
+  /** Rendered Markdown: a style code per character of `text` (markdown/style.ts); absent for plain text. */
+  styles?: string;
 }
 
 /** Rows packed per block: one string and three small arrays instead of a string and an object a row. */
@@ -21,6 +24,8 @@ interface Block {
   ends: Uint32Array;
   voices: Uint8Array;
   joints: Uint8Array;
+  /** The rows' style codes, back to back like `text` ("\0" for plain rows), or null when no row has any. */
+  styles: string | null;
 }
 
 /**
@@ -40,6 +45,8 @@ export class TranscriptBuffer {
   private store = emptyStore();
   private open = false;
   private top = 0;
+  /** The rows at the end that the next replaceGrowing() takes back: a Markdown block still streaming. */
+  private growing: { lines: StyledLine[]; voice: Voice; rows: number } | null = null;
   follow = true;
   dropped = 0;
 
@@ -54,6 +61,8 @@ export class TranscriptBuffer {
 
   /** Appends untrusted text in a voice; a new voice starts a new line. */
   append(text: string, voice: Voice): void {
+    // Plain text after a growing Markdown block: those rows stay as drawn.
+    this.growing = null;
     const lines = sanitize(text).split("\n");
     for (let index = 0; index < lines.length; index++) {
       const last = this.store.tail.at(-1);
@@ -62,6 +71,30 @@ export class TranscriptBuffer {
       this.open = index === lines.length - 1;
     }
     this.trim();
+  }
+
+  /**
+   * Rendered Markdown (its text already sanitized): `final` lines stay; `growing` lines are drawn
+   * until the next call takes them back. The growing rows are never packed, so taking them back
+   * costs only their number.
+   */
+  replaceGrowing(final: StyledLine[], growing: StyledLine[], voice: Voice): void {
+    this.dropGrowing();
+    for (const line of final) this.push(line.text, voice, null, line.styles);
+    if (growing.length) {
+      this.growing = { lines: growing, voice, rows: 0 };
+      for (const line of growing) this.push(line.text, voice, null, line.styles);
+    }
+    this.open = false;
+    this.trim();
+  }
+
+  /** Takes the growing rows back off the end. */
+  private dropGrowing(): void {
+    const rows = Math.min(this.growing?.rows ?? 0, this.store.tail.length);
+    this.store.tail.length -= rows;
+    this.store.tailJoints.length -= rows;
+    this.growing = null;
   }
 
   /** Ends the current line: the next append starts a new one. */
@@ -79,6 +112,9 @@ export class TranscriptBuffer {
   resize(width: number): void {
     if (width === this.width) return;
     this.width = width;
+    // The growing rows are drawn again from their lines, at the new width.
+    const growing = this.growing;
+    this.dropGrowing();
     const old = this.store;
     const total = rowCount(old);
     this.store = emptyStore();
@@ -88,10 +124,18 @@ export class TranscriptBuffer {
       while (end < total && readJoint(old, end) != null) end++;
       const first = readRow(old, start);
       let text = first.text;
-      for (let i = start + 1; i < end; i++) text += readJoint(old, i)! + readRow(old, i).text;
-      this.push(text, first.voice, null);
+      let styles = first.styles;
+      for (let i = start + 1; i < end; i++) {
+        const row = readRow(old, i);
+        const joint = readJoint(old, i)!;
+        text += joint + row.text;
+        // What wrapping took out takes the style of the character before it.
+        if (styles !== undefined) styles += (joint && styles.slice(-1)) + (row.styles ?? "\0".repeat(row.text.length));
+      }
+      this.push(text, first.voice, null, styles);
       start = end;
     }
+    if (growing) this.replaceGrowing([], growing.lines, growing.voice);
   }
 
   /** The rows to draw in a pane `height` rows tall. */
@@ -124,21 +168,22 @@ export class TranscriptBuffer {
     return this.dropped + this.top;
   }
 
-  /** Wraps `text` and adds its rows; the first continues the row above by `joint`. */
-  private push(text: string, voice: Voice, joint: Joint | null): void {
+  /** Wraps `text` (with its `styles`, if any) and adds its rows; the first continues the row above by `joint`. */
+  private push(text: string, voice: Voice, joint: Joint | null, styles?: string): void {
     const joints: Joint[] = [];
-    const rows = wrap(text, this.width, voice, joints);
+    const rows = styles === undefined ? wrap(text, this.width, voice, joints) : wrapStyled(text, styles, this.width, voice, joints);
     const { tail, tailJoints } = this.store;
     tail.push(...rows);
     tailJoints.push(joint, ...joints);
-    // Pack all but the last row, which streaming may still extend.
-    while (tail.length > BLOCK_ROWS) this.store.blocks.push(pack(tail.splice(0, BLOCK_ROWS), tailJoints.splice(0, BLOCK_ROWS)));
+    if (this.growing) this.growing.rows += rows.length;
+    // Pack all but the last row, which streaming may still extend, and the growing rows.
+    while (tail.length - (this.growing?.rows ?? 0) > BLOCK_ROWS) this.store.blocks.push(pack(tail.splice(0, BLOCK_ROWS), tailJoints.splice(0, BLOCK_ROWS)));
   }
 
   private extendLastRow(text: string, voice: Voice): void {
     const last = this.store.tail.pop()!;
     const joint = this.store.tailJoints.pop()!;
-    this.push(last.text + text, voice, joint);
+    this.push(last.text + text, voice, joint, last.styles === undefined ? undefined : last.styles + "\0".repeat(text.length));
   }
 
   private trim(): void {
@@ -194,7 +239,9 @@ function pack(rows: Row[], joints: Array<Joint | null>): Block {
     voices[i] = VOICES.indexOf(row.voice);
     jointCodes[i] = JOINTS.indexOf(joints[i]!);
   });
-  return { text: rows.map((row) => row.text).join(""), ends, voices, joints: jointCodes };
+  const styled = rows.some((row) => row.styles !== undefined);
+  const styles = styled ? rows.map((row) => row.styles ?? "\0".repeat(row.text.length)).join("") : null;
+  return { text: rows.map((row) => row.text).join(""), ends, voices, joints: jointCodes, styles };
 }
 
 /** Where row `index` of the kept rows (0 is the oldest kept) is: a packed block and its place, or the tail. */
@@ -208,7 +255,10 @@ function readRow(store: Store, index: number): Row {
   const where = locate(store, index);
   if ("tail" in where) return store.tail[where.tail]!;
   const { block, i } = where;
-  return { text: block.text.slice(i === 0 ? 0 : block.ends[i - 1], block.ends[i]), voice: VOICES[block.voices[i]!]! };
+  const [start, end] = [i === 0 ? 0 : block.ends[i - 1], block.ends[i]];
+  const row: Row = { text: block.text.slice(start, end), voice: VOICES[block.voices[i]!]! };
+  if (block.styles !== null) row.styles = block.styles.slice(start, end);
+  return row;
 }
 
 function readJoint(store: Store, index: number): Joint | null {
@@ -260,5 +310,18 @@ export function wrap(text: string, width: number, voice: Voice, joints?: Joint[]
     if (char === " ") lastSpace = here;
   }
   rows.push({ text: text.slice(start), voice });
+  return rows;
+}
+
+/** wrap() for a line with a style code per character: each row gets the styles of its slice. */
+export function wrapStyled(text: string, styles: string, width: number, voice: Voice, joints: Joint[] = []): Row[] {
+  const first = joints.length;
+  const rows = wrap(text, width, voice, joints);
+  let at = 0;
+  rows.forEach((row, index) => {
+    if (index > 0) at += joints[first + index - 1]!.length;
+    row.styles = styles.slice(at, at + row.text.length);
+    at += row.text.length;
+  });
   return rows;
 }

@@ -2,6 +2,8 @@ import { scrollRows, writeRow, type Widgets } from "../blessed.ts";
 import { Pane } from "./pane.ts";
 import { TranscriptBuffer, type Row, type Voice } from "../transcript-buffer.ts";
 import { VOICE_STYLE } from "../theme.ts";
+import { MarkdownStream } from "../markdown/stream.ts";
+import { STYLE_CODES, styleTags } from "../markdown/style.ts";
 import type { Rect } from "../layout.ts";
 
 /**
@@ -29,6 +31,10 @@ export class TranscriptPane extends Pane {
   private rows: Row[] = [];
   /** Each voice's cell attribute, for the box's attribute they were worked out from. */
   private voiceAttrs = new Map<number, Map<Voice, number>>();
+  /** Each Markdown style code's cell attribute over a voice's (index: the code), likewise. */
+  private styleAttrs = new Map<number, number[]>();
+  /** The model's reply streaming as Markdown; its rows are redrawn from it once a frame. */
+  private markdown: MarkdownStream | null = null;
 
   constructor(parent: Widgets.Screen, rect: Rect) {
     super(parent, rect, "transcript", true);
@@ -46,16 +52,40 @@ export class TranscriptPane extends Pane {
   }
 
   scroll(delta: number | "top" | "bottom"): void {
+    this.showMarkdown();
     if (typeof delta === "number") this.buffer.scroll(delta, this.innerHeight());
     else this.buffer.scrollTo(delta, this.innerHeight());
   }
 
-  append(text: string, voice: Parameters<TranscriptBuffer["append"]>[1]): void {
+  /** The model's reply (voice "assistant") is Markdown: drawn rendered, at the next frame. */
+  append(text: string, voice: Voice): void {
+    if (voice === "assistant") return (this.markdown ??= new MarkdownStream()).append(text);
+    this.endMarkdown();
     this.buffer.append(text, voice);
   }
 
-  line(text: string, voice: Parameters<TranscriptBuffer["line"]>[1]): void {
+  line(text: string, voice: Voice): void {
+    this.endMarkdown();
     this.buffer.line(text, voice);
+  }
+
+  /** Ends the current line, and the reply streaming as Markdown. */
+  newline(): void {
+    this.endMarkdown();
+    this.buffer.newline();
+  }
+
+  /** The reply's text so far, rendered: its finished blocks for good, its last one until the next frame. */
+  private showMarkdown(): void {
+    if (!this.markdown?.dirty) return;
+    const { commit, provisional } = this.markdown.flush();
+    this.buffer.replaceGrowing(commit, provisional, "assistant");
+  }
+
+  private endMarkdown(): void {
+    if (!this.markdown) return;
+    this.buffer.replaceGrowing(this.markdown.end(), [], "assistant");
+    this.markdown = null;
   }
 
   pageSize(): number {
@@ -69,6 +99,7 @@ export class TranscriptPane extends Pane {
   }
 
   draw(now = performance.now()): void {
+    this.showMarkdown();
     const height = this.innerHeight();
     this.rows = this.buffer.visible(height);
     this.scrollTerminal(height, now);
@@ -97,7 +128,9 @@ export class TranscriptPane extends Pane {
     const [xi, xl] = [coords.xi + 1, coords.xl - 1];
     for (let y = coords.yi + 1, i = 0; y < coords.yl - 1 && lines[y]; y++, i++) {
       const row = this.rows[i];
-      writeRow(lines[y]!, xi, xl, row?.text ?? "", row ? this.voiceAttr(row.voice, fill) : fill, fill);
+      if (!row) writeRow(lines[y]!, xi, xl, "", fill, fill);
+      else if (row.styles === undefined) writeRow(lines[y]!, xi, xl, row.text, this.voiceAttr(row.voice, fill), fill);
+      else writeRow(lines[y]!, xi, xl, row.text, this.voiceAttr(row.voice, fill), fill, row.styles, this.markdownAttrs(this.voiceAttr(row.voice, fill)));
     }
   }
 
@@ -106,12 +139,22 @@ export class TranscriptPane extends Pane {
     let byVoice = this.voiceAttrs.get(base);
     if (!byVoice) this.voiceAttrs.set(base, (byVoice = new Map()));
     let attr = byVoice.get(voice);
-    if (attr === undefined) {
-      const element = this.box as unknown as BoxInternals;
-      attr = base;
-      for (const code of element._parseTags(VOICE_STYLE[voice][0]).match(/\x1b\[[\d;]*m/g) ?? []) attr = element.screen.attrCode(code, attr, base);
-      byVoice.set(voice, attr);
-    }
+    if (attr === undefined) byVoice.set(voice, (attr = this.tagsAttr(VOICE_STYLE[voice][0], base)));
+    return attr;
+  }
+
+  /** The attributes of the Markdown style codes over a voice's attribute `base`, by code. */
+  private markdownAttrs(base: number): number[] {
+    let attrs = this.styleAttrs.get(base);
+    if (!attrs) this.styleAttrs.set(base, (attrs = Array.from({ length: STYLE_CODES }, (_, code) => this.tagsAttr(styleTags(code), base))));
+    return attrs;
+  }
+
+  /** The cell attribute that blessed tags (opening ones only) make of `base`. */
+  private tagsAttr(tags: string, base: number): number {
+    const element = this.box as unknown as BoxInternals;
+    let attr = base;
+    for (const code of element._parseTags(tags).match(/\x1b\[[\d;]*m/g) ?? []) attr = element.screen.attrCode(code, attr, base);
     return attr;
   }
 }

@@ -6,6 +6,7 @@ import { VOICE_STYLE } from "../../../src/tui/theme.ts";
 import type { Voice } from "../../../src/tui/transcript-buffer.ts";
 import { layout } from "../../../src/tui/layout.ts";
 import { TranscriptPane, worthScrolling } from "../../../src/tui/panes/transcript-pane.ts";
+import { tagged } from "../markdown/tagged.ts";
 
 /** A real blessed screen, 160×45, writing to a stream this test reads instead of a terminal. */
 function fakeTerminal(): { screen: Widgets.Screen; frame(draw: () => void): string } {
@@ -108,4 +109,27 @@ test("beside the side column the terminal scrolls the pane by up to half its row
   expect(shown[rect.top + 39]).toContain(line(139));
   expect(shown[rect.top + 1]).toContain(line(101));
   expect([worthScrolling(30, 39, true), worthScrolling(39, 39, true), worthScrolling(20, 39, false), worthScrolling(19, 39, false)]).toEqual([true, false, false, true]);
+});
+
+test("the model's Markdown is written into the cells blessed makes of the same rows as tagged content, wide characters included", () => {
+  const reply = "# 見出し **bold**\n\nSome `code` and *em* 😀 text that is long enough to wrap inside the pane: " + "word ".repeat(40) + "\n\n```ts\nconst s = '宽字'; // note\n```\n- item **one**\n";
+  const rect = layout(160, 45).transcript;
+  const ours = fakeTerminal();
+  const pane = new TranscriptPane(ours.screen, rect);
+  // Streamed in pieces, a frame now and then, as a reply arrives.
+  for (let at = 0; at < reply.length; at += 7) {
+    pane.append(reply.slice(at, at + 7), "assistant");
+    if (at % 35 === 0) ours.frame(() => pane.draw());
+  }
+  pane.newline();
+  ours.frame(() => pane.draw());
+  const theirs = fakeTerminal();
+  const box = blessed.box({ parent: theirs.screen, ...rect, border: "line", label: " transcript ", tags: true, wrap: false, style: { border: { fg: "gray" }, focus: { border: { fg: "cyan" } } } });
+  const shown = pane.buffer.visible(rect.height - 2);
+  box.setContent(shown.map(tagged).join("\n"));
+  theirs.frame(() => {});
+  const cells = (screen: Widgets.Screen) => (screen as unknown as { lines: Array<Array<[number, string]>> }).lines.slice(rect.top + 1, rect.top + rect.height - 1).map((line) => line.slice(rect.left + 1, rect.left + rect.width - 1));
+  expect(shown.map((row) => row.text)).toContain("  const s = '宽字'; // note");
+  expect(shown.some((row) => row.text.includes("**") || row.text.includes("`"))).toBe(false);
+  expect(cells(ours.screen)).toEqual(cells(theirs.screen));
 });

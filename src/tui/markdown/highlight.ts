@@ -1,0 +1,82 @@
+/**
+ * Fenced code coloured by language. highlight.js's core with a handful of common languages only
+ * (each grammar is code in the binary; `highlight.js` whole registers about 190).
+ */
+import hljs from "highlight.js/lib/core";
+import bash from "highlight.js/lib/languages/bash";
+import diff from "highlight.js/lib/languages/diff";
+import go from "highlight.js/lib/languages/go";
+import javascript from "highlight.js/lib/languages/javascript";
+import json from "highlight.js/lib/languages/json";
+import python from "highlight.js/lib/languages/python";
+import rust from "highlight.js/lib/languages/rust";
+import typescript from "highlight.js/lib/languages/typescript";
+import { LineBuilder, withColor, type Color, type StyledLine } from "./style.ts";
+
+const GRAMMARS = { bash, diff, go, javascript, json, python, rust, typescript };
+for (const [name, grammar] of Object.entries(GRAMMARS)) hljs.registerLanguage(name, grammar);
+
+/** highlight.js scopes (their first part) → a colour; scopes not named keep the code's own look. */
+const SCOPE_COLOR: Record<string, Color> = {
+  keyword: "magenta",
+  built_in: "cyan",
+  type: "cyan",
+  class: "cyan",
+  literal: "yellow",
+  number: "yellow",
+  symbol: "yellow",
+  string: "green",
+  regexp: "green",
+  char: "green",
+  comment: "gray",
+  doctag: "gray",
+  meta: "gray",
+  "title.function": "blue",
+  "title.class": "cyan",
+  title: "blue",
+  attr: "cyan",
+  property: "cyan",
+  addition: "green",
+  deletion: "red",
+  section: "cyan",
+  variable: "yellow",
+} as Record<string, Color>;
+
+interface TreeNode {
+  scope?: string;
+  children: Array<string | TreeNode>;
+}
+
+/** The language highlight.js knows under `name` (or an alias: ts, py, sh …), or null. */
+export function knownLanguage(name: string): string | null {
+  return name && hljs.getLanguage(name) ? name : null;
+}
+
+export interface Highlighted {
+  lines: StyledLine[];
+  /** Whether the code ends outside every open construct (a comment, a string): highlighting may start afresh after it. */
+  settled: boolean;
+}
+
+/** Colours `code` (sanitized, no trailing newline) in `language`: one styled line per line of code. */
+export function highlight(code: string, language: string | null): Highlighted {
+  const out = new LineBuilder();
+  if (!language) {
+    out.add(code);
+    out.break();
+    return { lines: out.lines, settled: true };
+  }
+  const result = hljs.highlight(code, { language, ignoreIllegals: true }) as unknown as { _emitter: { rootNode: TreeNode }; _top?: { parent?: unknown } };
+  walk(result._emitter.rootNode, 0, out);
+  out.break();
+  return { lines: out.lines, settled: !result._top?.parent };
+}
+
+function walk(node: TreeNode, style: number, out: LineBuilder): void {
+  const color = node.scope ? (SCOPE_COLOR[node.scope] ?? SCOPE_COLOR[node.scope.split(".")[0]!]) : undefined;
+  const own = color ? withColor(style, color) : style;
+  for (const child of node.children) {
+    if (typeof child === "string") out.add(child, own);
+    else walk(child, own, out);
+  }
+}

@@ -4,7 +4,7 @@ import type { ToolCallRequest } from "./messages.ts";
 import type { Clock } from "./clock.ts";
 import { clip } from "./clip.ts";
 import { validateArguments } from "./validate.ts";
-import { Policy, type Rule } from "./policy.ts";
+import { Policy, RUN_COMMAND, parseRule, type Rule } from "./policy.ts";
 import { Refusal, ToolFailure, type FileChange, type Tool, type TodoItem, type ToolPlan } from "../tools/tool.ts";
 import type { Workspace } from "../tools/workspace.ts";
 import type { ToolDeclaration } from "../model/types.ts";
@@ -21,6 +21,10 @@ export interface ApprovalRequest {
   change?: FileChange;
   /** For another party's tool (MCP): what the model read about it. */
   description?: string;
+  /** Facts about what will run, one per line (a command's folder, sandbox and undo). */
+  details?: string[];
+  /** What "always" allows for the session: a rule's text; null: no rule can be made, "always" is one yes. Absent: the tool. */
+  sessionRule?: string | null;
   signal: AbortSignal;
 }
 
@@ -109,17 +113,19 @@ export class Checkpoint {
 
     const rules = this.options.policy.decide(tool.name, plan.target);
     if (rules.verdict === "deny") return denied(`${tool.name} is denied by the rule ${rules.rule}; do not retry it, choose another approach.`);
+    let reason = "";
     if (tool.needsApproval && rules.verdict !== "allow" && !this.alwaysDigests.has(digestKey(tool))) {
       const answer = await this.ask(tool, args, plan, signal);
-      if (answer !== "yes") return denied(answer);
+      if (!answer.approved) return denied(answer.sentence);
       // A "yes" given after the run was stopped or passed its deadline must not write anything.
       if (signal.aborted) return stopped(`${tool.name} was approved after the run had ended, so it was not run.`);
+      if (answer.madeRule) reason = `allowed, and from now on this session, by the new rule ${answer.madeRule}`;
     }
 
     try {
       const output = await plan.execute();
       const finished = tool.name === "finish" ? { summary: (args as { summary: string }).summary } : undefined;
-      return { decision: "allowed", reason: "", content: clip(output, this.options.maxResultChars), finished, target: plan.target, succeeded: plan.succeeded };
+      return { decision: "allowed", reason, content: clip(output, this.options.maxResultChars), finished, target: plan.target, succeeded: plan.succeeded };
     } catch (error) {
       if (error instanceof Refusal) return refused(error.message);
       if (error instanceof ToolFailure) return { decision: "error", reason: error.reason, content: clip(error.message, this.options.maxResultChars), target: plan.target };
@@ -127,10 +133,12 @@ export class Checkpoint {
     }
   }
 
-  /** Returns "yes", or the sentence explaining the denial. */
-  private async ask(tool: Tool, args: unknown, plan: ToolPlan, signal: AbortSignal): Promise<string> {
-    const who = `${tool.name}${plan.target ? ` on ${plan.target}` : ""}`;
-    if (!this.options.approver) return `${who} needs approval and no rule allows it; do not retry it, tell the user what you wanted to change.`;
+  /** Approved (with the session rule an "always" made), or the sentence explaining the denial. */
+  private async ask(tool: Tool, args: unknown, plan: ToolPlan, signal: AbortSignal): Promise<{ approved: true; madeRule?: string } | { approved: false; sentence: string }> {
+    const no = (sentence: string) => ({ approved: false as const, sentence });
+    const target = plan.target && plan.target.length > 200 ? `${plan.target.slice(0, 199)}…` : plan.target;
+    const who = `${tool.name}${target ? ` on ${target}` : ""}`;
+    if (!this.options.approver) return no(`${who} needs approval and no rule allows it; do not retry it, tell the user what you wanted to change.`);
     let answer: ApprovalAnswer;
     try {
       answer = await this.options.approver({
@@ -139,19 +147,24 @@ export class Checkpoint {
         target: plan.target,
         change: plan.change,
         description: tool.approval?.description,
-        why: tool.approval?.why ?? `${tool.name} changes files and matches no allow rule`,
+        details: plan.details,
+        sessionRule: plan.sessionRule,
+        why: tool.approval?.why ?? `${tool.name} ${tool.name === RUN_COMMAND ? "runs a command" : "changes files"} and matches no allow rule`,
         signal,
       });
     } catch {
       // An approval that fails (a closed prompt, a cancelled run) is a "no", never a crashed run.
-      return `${who} was not approved (the approval request failed); do not retry it unchanged.`;
+      return no(`${who} was not approved (the approval request failed); do not retry it unchanged.`);
     }
     if (answer === "always") {
       if (tool.approval) this.alwaysDigests.add(digestKey(tool));
-      else this.options.policy.allowForSession({ text: tool.name, tool: tool.name, glob: null });
-      return "yes";
+      else if (plan.sessionRule) {
+        this.options.policy.allowForSession(parseRule(plan.sessionRule, [tool.name]));
+        return { approved: true, madeRule: plan.sessionRule };
+      } else if (plan.sessionRule === undefined) this.options.policy.allowForSession({ text: tool.name, tool: tool.name, glob: null });
+      return { approved: true };
     }
-    return answer === "yes" ? "yes" : `The user did not approve ${who}; do not retry it unchanged.`;
+    return answer === "yes" ? { approved: true } : no(`The user did not approve ${who}; do not retry it unchanged.`);
   }
 
   private unknownTool(name: string): string {

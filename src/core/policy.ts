@@ -1,11 +1,59 @@
 /**
  * Approval rules as data: `TOOL` or `TOOL:GLOB`, the glob matched against the call's target
- * (its path argument, or the check's name). Deny beats allow.
+ * (its path argument, the check's name, or a command's line). Deny beats allow.
  */
 export interface Rule {
   text: string;
   tool: string;
-  glob: Bun.Glob | null;
+  glob: { match(target: string): boolean } | null;
+}
+
+/** The tool whose rules match a command line, where `*` crosses `/` (a command line is not a path). */
+export const RUN_COMMAND = "run_command";
+
+/**
+ * A command-line glob: `*` matches any characters, `/` and spaces included; everything else is
+ * itself. Matched greedily with one backtrack point, so time stays linear in practice and a
+ * rule with many stars cannot hang the checkpoint the way a backtracking regex could.
+ */
+export class CommandGlob {
+  constructor(private readonly pattern: string) {}
+
+  match(line: string): boolean {
+    const pattern = this.pattern;
+    let p = 0;
+    let l = 0;
+    let star = -1;
+    let resume = 0;
+    while (l < line.length) {
+      if (p < pattern.length && pattern[p] !== "*" && pattern[p] === line[l]) {
+        p++;
+        l++;
+      } else if (p < pattern.length && pattern[p] === "*") {
+        star = p++;
+        resume = l;
+      } else if (star >= 0) {
+        p = star + 1;
+        l = ++resume;
+      } else {
+        return false;
+      }
+    }
+    while (p < pattern.length && pattern[p] === "*") p++;
+    return p === pattern.length;
+  }
+}
+
+/**
+ * Built into every policy. Read-only git is allowed; `sudo` and `git push` are denied whatever
+ * else allows them, `--allow run_command` included. They match the start of the line only: the
+ * sandbox, not a list of words, is what holds against the rest.
+ */
+export const BUILT_IN_ALLOW = ["git status*", "git diff*", "git log*", "git show*"].map((glob) => commandRule(glob));
+export const BUILT_IN_DENY = ["sudo*", "git push*"].map((glob) => commandRule(glob));
+
+function commandRule(glob: string): Rule {
+  return { text: `${RUN_COMMAND}:${glob}`, tool: RUN_COMMAND, glob: new CommandGlob(glob) };
 }
 
 const RULE = /^([a-z_][a-z0-9_]*)(?::(.+))?$/;
@@ -19,7 +67,8 @@ export function parseRule(text: string, knownTools: readonly string[], mcpServer
   if (!match) throw new Error(`rule "${text}" is not TOOL or TOOL:GLOB (for example write_file:src/**)`);
   const [, tool, glob] = match;
   if (!knownTools.includes(tool!)) throw new Error(`rule "${text}" names unknown tool "${tool}"; tools are: ${knownTools.join(", ")}`);
-  return { text: text.trim(), tool: tool!, glob: glob ? new Bun.Glob(glob) : null };
+  if (!glob) return { text: text.trim(), tool: tool!, glob: null };
+  return { text: text.trim(), tool: tool!, glob: tool === RUN_COMMAND ? new CommandGlob(glob) : new Bun.Glob(glob) };
 }
 
 function parseMcpRule(text: string, servers: readonly string[]): Rule {
@@ -40,10 +89,14 @@ export function ruleMatches(rule: Rule, tool: string, target: string | undefined
 export type PolicyVerdict = { verdict: "deny" | "allow"; rule: string } | { verdict: "ask" };
 
 export class Policy {
-  constructor(
-    private readonly allow: Rule[] = [],
-    private readonly deny: Rule[] = [],
-  ) {}
+  private readonly allow: Rule[];
+  private readonly deny: Rule[];
+
+  /** The built-in command rules come after the person's own: their denials beat every allow, their allows lose to every denial. */
+  constructor(allow: Rule[] = [], deny: Rule[] = []) {
+    this.allow = [...allow, ...BUILT_IN_ALLOW];
+    this.deny = [...deny, ...BUILT_IN_DENY];
+  }
 
   decide(tool: string, target: string | undefined): PolicyVerdict {
     const denied = this.deny.find((rule) => ruleMatches(rule, tool, target));

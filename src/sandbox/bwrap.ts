@@ -17,12 +17,12 @@ export function bwrapArgs(bwrap: string, argv: string[], rules: Confinement): st
     if (folder) args.push("--tmpfs", path, "--remount-ro", path);
     else args.push("--ro-bind", "/dev/null", path);
   }
-  args.push("--chdir", rules.workspace, "--", ...argv);
+  args.push("--chdir", rules.cwd, "--", ...argv);
   return args;
 }
 
 export function bwrapSandbox(bwrap: string): Sandbox {
-  return { kind: "bwrap", command: (argv, rules, env) => ({ argv: bwrapArgs(bwrap, argv, rules), cwd: rules.workspace, env }) };
+  return { kind: "bwrap", command: (argv, rules, env) => ({ argv: bwrapArgs(bwrap, argv, rules), cwd: rules.cwd, env }) };
 }
 
 /** The system's bwrap: on PATH, else at /usr/bin/bwrap. Never bundled. */

@@ -6,7 +6,7 @@ import { SANDBOX_EXEC, seatbeltSandbox } from "./seatbelt.ts";
 import type { Sandbox, SandboxInfo, SandboxKind, SandboxMode } from "./sandbox.ts";
 
 /** Unconfined and without a launcher: the check is spawned as it is (its process group is still killed). */
-export const DIRECT: Sandbox = { kind: "none", command: (argv, rules, env) => ({ argv, cwd: rules.workspace, env }) };
+export const DIRECT: Sandbox = { kind: "none", command: (argv, rules, env) => ({ argv, cwd: rules.cwd, env }) };
 
 /**
  * Which kinds are tried, in order, per platform. `GLASSBOX_SANDBOX_KINDS` (comma-separated) narrows

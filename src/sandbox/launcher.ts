@@ -36,7 +36,7 @@ export function launcherArgv(): string[] {
 /** The launcher runs outside the workspace (in the private TMPDIR), so Bun never reads the workspace's .env or bunfig.toml. */
 function launch(argv: string[], rules: Confinement, env: Record<string, string>, confine: boolean) {
   const { BUN_BE_BUN: _forTheCheck, ...own } = env;
-  const payload: LaunchPayload = { argv, cwd: rules.workspace, rules: confine ? rules : null, env };
+  const payload: LaunchPayload = { argv, cwd: rules.cwd, rules: confine ? rules : null, env };
   return { argv: launcherArgv(), cwd: rules.tmpdir, env: { ...own, [PAYLOAD_VARIABLE]: JSON.stringify(payload) } };
 }
 

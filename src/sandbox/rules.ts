@@ -29,6 +29,8 @@ export const WRITABLE_IN_HOME = [".cache"] as const;
 
 export interface Confinement {
   workspace: string;
+  /** Where the check starts: the workspace, or a folder in it (a command's `cwd`); the bounds stay the workspace's. */
+  cwd: string;
   /** The check's private TMPDIR, fresh for each run of it. */
   tmpdir: string;
   /** Writable folders (and files): the workspace, the private TMPDIR, ~/.cache, the check's own `writable`. */
@@ -42,6 +44,8 @@ export interface Confinement {
 
 export interface ConfinementInput {
   workspace: string;
+  /** Where the check starts, inside the workspace (default: the workspace itself). */
+  cwd?: string;
   home: string | undefined;
   tmpdir: string;
   network?: boolean;
@@ -85,7 +89,7 @@ export function confinement(input: ConfinementInput): Confinement {
     if (existsSync(resolved) && !writable.includes(resolved)) writable.push(resolved);
   }
   const readOnly = READ_ONLY_IN_WORKSPACE.map((name) => join(workspace, name)).filter(existsSync);
-  return { workspace, tmpdir, writable, readOnly, hidden, network: input.network ?? false };
+  return { workspace, cwd: input.cwd ?? workspace, tmpdir, writable, readOnly, hidden, network: input.network ?? false };
 }
 
 function safeList(folder: string): string[] {

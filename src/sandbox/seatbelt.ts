@@ -30,5 +30,5 @@ export function seatbeltProfile(rules: Confinement): string {
 }
 
 export function seatbeltSandbox(): Sandbox {
-  return { kind: "seatbelt", command: (argv, rules, env) => ({ argv: [SANDBOX_EXEC, "-p", seatbeltProfile(rules), ...argv], cwd: rules.workspace, env }) };
+  return { kind: "seatbelt", command: (argv, rules, env) => ({ argv: [SANDBOX_EXEC, "-p", seatbeltProfile(rules), ...argv], cwd: rules.cwd, env }) };
 }

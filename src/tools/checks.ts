@@ -70,18 +70,19 @@ export function withBundledBun(argv: string[], env: Record<string, string>): [st
  * timeout (or when the run is stopped) the tree is told to end and then killed; after a normal
  * exit it is killed too, so no process outlives its check. Output is read with a cap (head and
  * tail kept, the middle counted), and for at most OUTPUT_GRACE_MS after the end: a daemon that
- * holds the pipe open cannot hold the result.
+ * holds the pipe open cannot hold the result. `startIn` (a folder inside `workspace`, already
+ * confined by the caller) moves where it starts; the sandbox's bounds stay the workspace's.
  */
-export async function runCheck(check: Check, cwd: string, signal: AbortSignal, sandbox: Sandbox = UNCONFINED): Promise<CheckOutcome> {
+export async function runCheck(check: Check, workspace: string, signal: AbortSignal, sandbox: Sandbox = UNCONFINED, startIn: string = workspace): Promise<CheckOutcome> {
   const started = performance.now();
   const notStarted: CheckOutcome = { exitCode: null, notStarted: true, timedOut: false, interrupted: false, output: "", droppedBytes: 0, seconds: 0, outputCutAt: null };
   const [argv, env] = withBundledBun(check.argv, checkEnvironment(check));
   // Found here, not by the sandbox's wrapper: a missing command is "could not start", whatever wraps it.
-  const program = Bun.which(argv[0]!, { PATH: env.PATH ?? "", cwd });
+  const program = Bun.which(argv[0]!, { PATH: env.PATH ?? "", cwd: startIn });
   if (!program) return notStarted;
   const privateTmp = mkdtempSync(join(tmpdir(), "glassbox-check-"));
   try {
-    const rules = confinement({ workspace: cwd, home: env.HOME, tmpdir: privateTmp, network: check.network, writable: check.writable, expose: check.expose });
+    const rules = confinement({ workspace, cwd: startIn, home: env.HOME, tmpdir: privateTmp, network: check.network, writable: check.writable, expose: check.expose });
     const launch = sandbox.command([program, ...argv.slice(1)], rules, { ...env, TMPDIR: privateTmp });
     let child: Bun.Subprocess<"ignore", "pipe", "pipe">;
     try {
@@ -93,6 +94,28 @@ export async function runCheck(check: Check, cwd: string, signal: AbortSignal, s
   } finally {
     rmSync(privateTmp, { recursive: true, force: true });
   }
+}
+
+/**
+ * The sentence a check's (or a command's) result starts with: how it ended, and what was cut.
+ * `notStartedAdvice` says what to do when its program could not start.
+ */
+export function describeOutcome(subject: string, outcome: CheckOutcome, check: Check, notStartedAdvice = "tell the user"): string {
+  const took = `${outcome.seconds.toFixed(1)}s`;
+  const verdict = outcome.notStarted
+    ? `could not start: its command \`${check.argv[0]}\` was not found or cannot run; ${notStartedAdvice}`
+    : outcome.timedOut
+      ? `timed out after ${check.timeout_seconds}s and was stopped`
+      : outcome.interrupted
+        ? "was stopped because the run ended"
+        : outcome.exitCode === 0
+          ? `passed (exit 0, ${took})`
+          : `failed (exit ${outcome.exitCode}, ${took})`;
+  // Said up front, so the count survives when the result is clipped for the model.
+  const dropped = outcome.droppedBytes ? ` Its output was long: ${outcome.droppedBytes} bytes from the middle were dropped.` : "";
+  const cut =
+    outcome.outputCutAt !== null ? ` Its output was cut at ${outcome.outputCutAt.toFixed(1)}s: a process it started still held the output open after it ended.` : "";
+  return `${subject} ${verdict}.${dropped}${cut}`;
 }
 
 async function supervise(child: Bun.Subprocess<"ignore", "pipe", "pipe">, check: Check, signal: AbortSignal, started: number): Promise<CheckOutcome> {

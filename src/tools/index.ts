@@ -7,6 +7,7 @@ import { findFiles } from "./find_files.ts";
 import { writeFile } from "./write_file.ts";
 import { makeEditFile } from "./edit_file.ts";
 import { RUN_CHECK, makeRunCheck } from "./run_check.ts";
+import { makeRunCommand } from "./run_command.ts";
 import { currentTime } from "./current_time.ts";
 import { updateTodo } from "./update_todo.ts";
 import { finish } from "./finish.ts";
@@ -14,7 +15,8 @@ import type { Sandbox } from "../sandbox/sandbox.ts";
 import type { Components } from "../session/components.ts";
 
 /**
- * The default tool set (CONTRACT.md); run_check exists when checks are configured. Switched-off
+ * The default tool set (CONTRACT.md); run_check exists when checks are configured; run_command
+ * always, asking a person unless a rule allows the command. Switched-off
  * components change it: no plan state, no update_todo; no guarded edits, no syntax check.
  */
 export function defaultTools(
@@ -25,7 +27,7 @@ export function defaultTools(
 ): Tool[] {
   const runCheck = makeRunCheck(checks, sandbox);
   const plan = components.plan_state ? [updateTodo] : [];
-  return [listFiles, readFile, searchText, findFiles, writeFile, makeEditFile(editChecks, components.guarded_edits), ...(runCheck ? [runCheck] : []), currentTime, ...plan, finish];
+  return [listFiles, readFile, searchText, findFiles, writeFile, makeEditFile(editChecks, components.guarded_edits), ...(runCheck ? [runCheck] : []), makeRunCommand(sandbox), currentTime, ...plan, finish];
 }
 
 /** Every tool name an approval rule may name, whether or not a run offers it. */

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { defineTool, type Tool, type ToolPlan } from "./tool.ts";
-import { runCheck, type Checks } from "./checks.ts";
+import { describeOutcome, runCheck, type Checks } from "./checks.ts";
 import type { Sandbox } from "../sandbox/sandbox.ts";
 
 export const RUN_CHECK = "run_check";
@@ -23,23 +23,7 @@ export function makeRunCheck(checks: Checks, sandbox?: Sandbox): Tool | null {
         async execute() {
           const outcome = await runCheck(check, workspace.root, signal, sandbox);
           plan.succeeded = outcome.exitCode === 0;
-          const took = `${outcome.seconds.toFixed(1)}s`;
-          const verdict = outcome.notStarted
-            ? `could not start: its command \`${check.argv[0]}\` was not found or cannot run; tell the user`
-            : outcome.timedOut
-            ? `timed out after ${check.timeout_seconds}s and was stopped`
-            : outcome.interrupted
-              ? "was stopped because the run ended"
-              : outcome.exitCode === 0
-                ? `passed (exit 0, ${took})`
-                : `failed (exit ${outcome.exitCode}, ${took})`;
-          // Said up front, so the count survives when the result is clipped for the model.
-          const dropped = outcome.droppedBytes ? ` Its output was long: ${outcome.droppedBytes} bytes from the middle were dropped.` : "";
-          const cut =
-            outcome.outputCutAt !== null
-              ? ` Its output was cut at ${outcome.outputCutAt.toFixed(1)}s: a process it started still held the output open after it ended.`
-              : "";
-          return `Check ${args.name} ${verdict}.${dropped}${cut}\n${outcome.output}`;
+          return `${describeOutcome(`Check ${args.name}`, outcome, check)}\n${outcome.output}`;
         },
       };
       return plan;

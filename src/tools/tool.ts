@@ -36,6 +36,13 @@ export interface ToolPlan {
   execute(): Promise<string>;
   /** Set by execute for checks: whether the check passed (the verification gate reads it). */
   succeeded?: boolean;
+  /**
+   * The allow rule a person's "always" adds for the session. Absent: the tool as a whole; null:
+   * none can be made (the answer counts as one yes).
+   */
+  sessionRule?: string | null;
+  /** Facts for the person approving, one line each (a command's folder, sandbox, undo). */
+  details?: string[];
 }
 
 export interface FileChange {

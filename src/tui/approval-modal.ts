@@ -128,6 +128,7 @@ export class ApprovalModal {
     });
     const lines = request.change ? diffLines(request.change) : [];
     const description = request.description === undefined ? null : describedTool(request.description);
+    const details = request.details?.map((line) => safeTagged(showHidden(line))).join("\n");
     this.diffBox = blessed.box({
       parent: frame,
       top: 3,
@@ -138,11 +139,11 @@ export class ApprovalModal {
       scrollable: true,
       alwaysScroll: true,
       border: "line",
-      label: request.change ? " change (PgUp/PgDn scroll) " : description ? " the tool's description, as the model read it " : " ",
+      label: request.change ? " change (PgUp/PgDn scroll) " : description ? " the tool's description, as the model read it " : details ? " what will run " : " ",
       style: { border: { fg: "gray" } },
       content: lines.length
         ? lines.map((line) => (DIFF_COLOR[line.kind] ? paint(DIFF_COLOR[line.kind]!, safeTagged(line.text)) : safeTagged(line.text))).join("\n")
-        : (description ?? "(no file change to show)"),
+        : (description ?? details ?? "(no file change to show)"),
     });
     blessed.box({
       parent: frame,
@@ -151,9 +152,15 @@ export class ApprovalModal {
       right: 1,
       height: 1,
       tags: true,
-      content: `{bold}y{/bold} approve   {bold}n{/bold} deny   {bold}a{/bold} always allow ${safeTagged(request.tool)} this session`,
+      content: `{bold}y{/bold} approve   {bold}n{/bold} deny   {bold}a{/bold} ${alwaysMeans(request)}`,
     });
   }
+}
+
+/** What `a` does: the rule it adds for the session, said before the person presses it. */
+function alwaysMeans(request: ApprovalRequest): string {
+  if (request.sessionRule === null) return "approve (no session rule: the command's first words hold a *)";
+  return `always allow ${safeTagged(showHidden(request.sessionRule ?? request.tool))} this session`;
 }
 
 /** A server tool's description for the modal: hidden characters written out and flagged. */

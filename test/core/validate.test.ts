@@ -229,6 +229,7 @@ describe("the JSON Schema shown to the model is the validating zod schema", () =
     edit_file: { path: "a.txt", old: "x", new: "" },
     finish: { summary: "ok" },
     run_check: { name: "tests" },
+    run_command: { argv: ["git", "status"] },
     current_time: {},
     update_todo: { items: [] },
   };

@@ -1,11 +1,17 @@
 /**
- * Runs one check through the real check runner and prints `{info, outcome}` as JSON. The sandbox
- * tests compile it (compiledForUnprivileged) and start it as an unprivileged user (setpriv), the
- * way a check runs on a laptop.
+ * Runs one check through the real check runner and prints `{info, outcome}` as JSON; or one
+ * run_command call through the real tool (its preflight and execution, as the checkpoint runs
+ * them once approved) and prints `{info, result}`. The sandbox tests compile it
+ * (compiledForUnprivileged) and start it as an unprivileged user (setpriv), the way a check runs
+ * on a laptop.
  *
  *   check-runner '{"kind":"bwrap","workspace":"/…","check":{…}}'
+ *   check-runner '{"kind":"bwrap","workspace":"/…","command":{"argv":[…],"cwd":"src"}}'
  */
 import { runCheck, type Check } from "../../src/tools/checks.ts";
+import { makeRunCommand } from "../../src/tools/run_command.ts";
+import { Workspace } from "../../src/tools/workspace.ts";
+import { systemClock } from "../../src/core/clock.ts";
 import { chooseSandbox } from "../../src/sandbox/detect.ts";
 import { LAUNCHER_COMMAND } from "../../src/sandbox/launcher-command.ts";
 import { runLauncher } from "../../src/sandbox/launcher.ts";
@@ -13,7 +19,12 @@ import { runLauncher } from "../../src/sandbox/launcher.ts";
 // Compiled, this binary is also the process between the runner and a check, as glassbox's is (src/cli/main.ts).
 if (process.argv[2] === LAUNCHER_COMMAND) process.exit(await runLauncher());
 
-const { kind, workspace, check } = JSON.parse(process.argv[2]!) as { kind: string; workspace: string; check: Check };
-const choice = chooseSandbox({ mode: kind === "off" ? "off" : "auto", network: check.network === true, env: { ...process.env, GLASSBOX_SANDBOX_KINDS: kind } });
-const outcome = await runCheck(check, workspace, new AbortController().signal, choice.sandbox);
-console.log(JSON.stringify({ info: choice.info, outcome }));
+const { kind, workspace, check, command } = JSON.parse(process.argv[2]!) as { kind: string; workspace: string; check?: Check; command?: unknown };
+const choice = chooseSandbox({ mode: kind === "off" ? "off" : "auto", network: check?.network === true, env: { ...process.env, GLASSBOX_SANDBOX_KINDS: kind } });
+const signal = new AbortController().signal;
+if (check) {
+  console.log(JSON.stringify({ info: choice.info, outcome: await runCheck(check, workspace, signal, choice.sandbox) }));
+} else {
+  const plan = await makeRunCommand(choice.sandbox).plan(command as never, { workspace: new Workspace(workspace), clock: systemClock, signal, todo: [] });
+  console.log(JSON.stringify({ info: choice.info, result: await plan.execute() }));
+}

@@ -48,8 +48,18 @@ afterAll(() => {
 });
 
 /** Runs one check as the unprivileged user through the real runner, in the given kind. */
-async function run(kind: string, check: Partial<Check> & { argv: string[] }): Promise<{ info: SandboxInfo; outcome: CheckOutcome; seconds: number }> {
-  const payload = JSON.stringify({ kind, workspace, check: { timeout_seconds: 10, env: [], ...check } });
+function run(kind: string, check: Partial<Check> & { argv: string[] }): Promise<{ info: SandboxInfo; outcome: CheckOutcome; seconds: number }> {
+  return runAsNobody<{ info: SandboxInfo; outcome: CheckOutcome }>({ kind, workspace, check: { timeout_seconds: 10, env: [], ...check } });
+}
+
+/** Runs one run_command call as the unprivileged user through the real tool, in the given kind. */
+function runCommand(kind: string, args: { argv: string[]; cwd?: string; timeout_seconds?: number }): Promise<{ info: SandboxInfo; result: string; seconds: number }> {
+  return runAsNobody<{ info: SandboxInfo; result: string }>({ kind, workspace, command: { timeout_seconds: 10, ...args } });
+}
+
+/** Starts the compiled runner as the unprivileged user and returns the JSON it printed last, with the seconds it took. */
+async function runAsNobody<T>(input: object): Promise<T & { seconds: number }> {
+  const payload = JSON.stringify(input);
   const started = performance.now();
   const child = Bun.spawn(asUnprivileged([runner, payload]), {
     cwd: workspace,
@@ -65,7 +75,7 @@ async function run(kind: string, check: Partial<Check> & { argv: string[] }): Pr
   try {
     return { ...JSON.parse(stdout.trim().split("\n").at(-1)!), seconds };
   } catch {
-    throw new Error(`the check runner printed no result (exit ${child.exitCode}): ${stderr}${stdout}`);
+    throw new Error(`the runner printed no result (exit ${child.exitCode}): ${stderr}${stdout}`);
   }
 }
 
@@ -149,6 +159,69 @@ describe.if(process.platform === "linux")("checks in the sandbox, run as an unpr
       expect(outcome.timedOut).toBe(true);
       // The timeout plus the one second of grace, with room for a loaded machine; the daemon would hold it for 3000 s.
       expect(outcome.seconds).toBeLessThan(2 + 1 + 5);
+      expect(await leftovers(marker)).toEqual([]);
+    }, SLOW);
+  }
+});
+
+/**
+ * run_command is a check the model proposed: the same runner and sandbox, so the same guarantees
+ * (CONTRACT.md "run_command"), proven the same way, with the sandbox off as the control.
+ */
+describe.if(process.platform === "linux")("commands in the sandbox, run as an unprivileged user", () => {
+  beforeAll(() => {
+    // Landlock cannot let a new file be made at the workspace's top (docs/sandbox.md), so the writes go to a folder.
+    mkdirSync(join(workspace, "src", "deep"), { recursive: true });
+    mkdirSync(join(workspace, "lib"));
+    handOver(workspace);
+  });
+
+  for (const kind of KINDS) {
+    test.concurrent(`${kind}: a command may name .env and ~/.ssh; ${confined(kind) ? "the sandbox hides them" : "unconfined it reads them (the control)"}`, async () => {
+      const { result } = await runCommand(kind, { argv: ["cat", ".env", `${home}/.ssh/id_ed25519`] });
+      for (const secret of [SSH_SECRET, ENV_SECRET]) {
+        if (confined(kind)) expect(result).not.toContain(secret);
+        else expect(result).toContain(secret);
+      }
+    }, SLOW);
+
+    test.concurrent(`${kind}: the network is ${confined(kind) ? "off" : "on (the control)"}`, async () => {
+      const server = Bun.listen({ hostname: "127.0.0.1", port: 0, socket: { data() {}, open(socket) { socket.end(); } } });
+      try {
+        // Printed as `connected-2`, so the command line itself (at the result's top) never matches.
+        const { result } = await runCommand(kind, { argv: ["bash", "-c", `exec 3<>/dev/tcp/127.0.0.1/${server.port} && echo connected-$((1+1)); echo done`] });
+        expect(result).toContain("done");
+        if (confined(kind)) expect(result).not.toContain("connected-2");
+        else expect(result).toContain("connected-2");
+      } finally {
+        server.stop(true);
+      }
+    }, SLOW);
+
+    test.concurrent(`${kind}: cwd src/deep moves where it starts, not the bounds: the whole workspace is writable, outside and .git ${confined(kind) ? "are not" : "are too (the control)"}`, async () => {
+      const tag = unique();
+      const script = [
+        "pwd",
+        `echo a > ../../lib/inside-${tag}.txt && echo inside-ok`,
+        `echo b > ${outside}/out-${tag}.txt && echo outside-ok`,
+        `echo c > ../../.git/hook-${tag} && echo git-ok`,
+      ].join("; ");
+      const { result } = await runCommand(kind, { argv: ["sh", "-c", script], cwd: "src/deep" });
+      expect(result).toContain(`${workspace}/src/deep\n`);
+      expect(result).toContain("inside-ok");
+      expect(result).toMatch(new RegExp(`^Workspace files it changed \\(not in the undo journal\\): .*lib/inside-${tag}\\.txt \\(new\\)`, "m"));
+      for (const refused of ["outside-ok", "git-ok"]) {
+        if (confined(kind)) expect(result).not.toContain(refused);
+        else expect(result).toContain(refused);
+      }
+    }, SLOW);
+
+    test.concurrent(`${kind}: at its timeout the command and a setsid daemon it started are killed`, async () => {
+      const marker = unique();
+      markers.push(marker);
+      const { result, seconds } = await runCommand(kind, { argv: ["bash", "-c", `setsid sh -c 'exec sleep 3000.${marker}' & exec sleep 30.${marker}`], timeout_seconds: 2 });
+      expect(result).toContain("timed out after 2s and was stopped.");
+      expect(seconds).toBeLessThan(25);
       expect(await leftovers(marker)).toEqual([]);
     }, SLOW);
   }

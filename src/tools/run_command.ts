@@ -1,0 +1,150 @@
+import { z } from "zod";
+import { defineTool, Refusal, type ToolPlan } from "./tool.ts";
+import { describeOutcome, runCheck, type Check } from "./checks.ts";
+import { statSync } from "node:fs";
+import { join } from "node:path";
+import { workspaceFiles } from "./tree/walk.ts";
+import type { Workspace } from "./workspace.ts";
+import type { Sandbox } from "../sandbox/sandbox.ts";
+import { UNCONFINED } from "../sandbox/detect.ts";
+import { RUN_COMMAND } from "../core/policy.ts";
+
+/** A command's clock: the default when the model names none, and the most it may ask for. */
+export const COMMAND_TIMEOUT = z
+  .object({ default_seconds: z.number().positive(), max_seconds: z.number().positive() })
+  .parse({ default_seconds: 120, max_seconds: 600 });
+
+/** Files compared before and after a command; a bigger tree is not looked at (the result says so). */
+const MAX_COMPARED_FILES = 50_000;
+/** Changed files named in a result; the rest are counted. */
+const MAX_NAMED_CHANGES = 30;
+
+const schema = z
+  .object({
+    argv: z
+      .array(z.string().max(10_000))
+      .min(1)
+      .max(1_000)
+      .refine((argv) => argv[0] !== "", { message: "the program (its first item) is empty" })
+      .describe('The program and its arguments, one item each, run without a shell: ["npx", "vitest", "run", "test/a.test.ts"]. No pipes, globs, $VARIABLES or &&.'),
+    cwd: z.string().max(1000).optional().describe("Folder to start in, relative to the workspace root (default: the root)"),
+    timeout_seconds: z
+      .number()
+      .positive()
+      .max(COMMAND_TIMEOUT.max_seconds)
+      .optional()
+      .describe(`Seconds before the command and everything it started are killed (default ${COMMAND_TIMEOUT.default_seconds}, at most ${COMMAND_TIMEOUT.max_seconds})`),
+  })
+  .strict();
+
+/** What rules match: the argv joined with single spaces, unquoted (CONTRACT.md). */
+export function commandLine(argv: readonly string[]): string {
+  return argv.join(" ");
+}
+
+/**
+ * The rule "always" makes: the command's first two words and anything after them
+ * (`run_command:npm test*`); a one-word command allows that word alone. A word holding `*`
+ * would widen the rule past what the person saw, so then no rule is made ("always" is a yes).
+ */
+export function sessionRuleFor(argv: readonly string[]): string | null {
+  const words = argv.slice(0, 2);
+  if (words.some((word) => word.includes("*"))) return null;
+  return words.length === 1 ? `${RUN_COMMAND}:${words[0]}` : `${RUN_COMMAND}:${commandLine(words)}*`;
+}
+
+/**
+ * run_command: a check the model proposed. It runs through the same runner and sandbox as the
+ * configured checks (no shell, secrets hidden, network off, `.git` read-only, the tree killed at
+ * its end) and says which workspace files it changed, since the undo journal never saw them.
+ */
+export function makeRunCommand(sandbox: Sandbox = UNCONFINED) {
+  return defineTool({
+    name: RUN_COMMAND,
+    description:
+      "Run a command in the workspace, without a shell, in a sandbox (no network, secrets hidden, .git read-only), and get its exit code, " +
+      "its output and the workspace files it changed. Needs the user's approval unless a rule allows it; read-only git (status, diff, log, show) is always allowed. " +
+      "Prefer it for one test file or a quick look; files it writes cannot be undone by glassbox.",
+    schema,
+    needsApproval: true,
+    async plan(args, { workspace, signal }) {
+      if (args.argv.some((arg) => arg.includes("\0"))) throw new Refusal("Argument `argv` contains a NUL byte; send plain strings.");
+      const start = startFolder(workspace, args.cwd);
+      const timeout = args.timeout_seconds ?? COMMAND_TIMEOUT.default_seconds;
+      const check: Check = { argv: args.argv, timeout_seconds: timeout, env: [] };
+      const line = commandLine(args.argv);
+      const plan: ToolPlan = {
+        target: line,
+        sessionRule: sessionRuleFor(args.argv),
+        details: [
+          `command:   ${JSON.stringify(args.argv)} (no shell)`,
+          `starts in: ${start.relative === "." ? "the workspace root" : `${start.relative}/`} (it may still touch the whole workspace)`,
+          `sandbox:   ${sandboxLine(sandbox)}`,
+          `timeout:   ${timeout} s, then it and everything it started are killed`,
+          "undo:      files it writes are NOT in the undo journal; glassbox undo cannot restore them",
+        ],
+        async execute() {
+          const before = fileStamps(workspace);
+          const outcome = await runCheck(check, workspace.root, signal, sandbox, start.real);
+          plan.succeeded = outcome.exitCode === 0;
+          const changes = outcome.notStarted ? "" : `\n${changedFiles(before, fileStamps(workspace))}`;
+          const advice = "it is not installed here or not on PATH; use another command";
+          return `${describeOutcome(`The command \`${clipped(line)}\``, outcome, check, advice)}${changes}\n${outcome.output}`;
+        },
+      };
+      return plan;
+    },
+  });
+}
+
+/** `cwd` is confined like any path argument and must be a folder. */
+function startFolder(workspace: Workspace, cwd: string | undefined) {
+  const start = workspace.resolve(cwd ?? ".", "cwd");
+  if (!start.stats) throw new Refusal("Argument `cwd` names no folder in the workspace; list_files shows what exists.");
+  if (!start.stats.isDirectory()) throw new Refusal("Argument `cwd` is a file, not a folder; give the folder to start in.");
+  return start;
+}
+
+function sandboxLine(sandbox: Sandbox): string {
+  if (sandbox.kind === "none") return "none: it runs unconfined, with your permissions, your secrets and the network";
+  return `${sandbox.kind}: network off, secrets hidden (~/.ssh, .env, …), .git read-only, writes only in the workspace, its TMPDIR and ~/.cache`;
+}
+
+function clipped(line: string): string {
+  return line.length > 120 ? `${line.slice(0, 119)}…` : line;
+}
+
+/**
+ * Size and mtime of each file the tree tools see (git's ignore rules applied, so a build's output
+ * folder is not walked): cheap, and enough to notice a write. null: too many to compare.
+ */
+function fileStamps(workspace: Workspace): Map<string, string> | null {
+  const files = workspaceFiles(workspace.root);
+  if (files.length > MAX_COMPARED_FILES) return null;
+  const stamps = new Map<string, string>();
+  for (const path of files) {
+    try {
+      const stats = statSync(join(workspace.root, path));
+      stamps.set(path, `${stats.size}:${stats.mtimeMs}`);
+    } catch {
+      // Gone since it was listed: left out, as if it had not been there.
+    }
+  }
+  return stamps;
+}
+
+/** One line for the model and the person: which files the command added, changed and deleted. */
+export function changedFiles(before: Map<string, string> | null, after: Map<string, string> | null): string {
+  const heading = "Workspace files it changed (not in the undo journal):";
+  if (!before || !after) return `${heading} not compared, the workspace holds over ${MAX_COMPARED_FILES} files.`;
+  const changes: string[] = [];
+  for (const [path, stamp] of after) {
+    const was = before.get(path);
+    if (was === undefined) changes.push(`${path} (new)`);
+    else if (was !== stamp) changes.push(`${path} (changed)`);
+  }
+  for (const path of before.keys()) if (!after.has(path)) changes.push(`${path} (deleted)`);
+  if (changes.length === 0) return `${heading} none.`;
+  const more = changes.length > MAX_NAMED_CHANGES ? `, and ${changes.length - MAX_NAMED_CHANGES} more` : "";
+  return `${heading} ${changes.slice(0, MAX_NAMED_CHANGES).join(", ")}${more}.`;
+}

@@ -8,11 +8,12 @@ import type { Workspace } from "./workspace.ts";
 import type { Sandbox } from "../sandbox/sandbox.ts";
 import { UNCONFINED } from "../sandbox/detect.ts";
 import { RUN_COMMAND } from "../core/policy.ts";
+import { PARSE_ONCE } from "../core/zod-start.ts";
 
 /** A command's clock: the default when the model names none, and the most it may ask for. */
 export const COMMAND_TIMEOUT = z
   .object({ default_seconds: z.number().positive(), max_seconds: z.number().positive() })
-  .parse({ default_seconds: 120, max_seconds: 600 });
+  .parse({ default_seconds: 120, max_seconds: 600 }, PARSE_ONCE);
 
 /** Files compared before and after a command; a bigger tree is not looked at (the result says so). */
 const MAX_COMPARED_FILES = 50_000;

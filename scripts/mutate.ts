@@ -287,40 +287,10 @@ const CORE_MUTANTS: Mutant[] = [
     replace: "",
   },
   {
-    name: "context fit not checked",
-    file: "src/core/loop.ts",
-    find: "if (contextSize && needed > contextSize) {",
-    replace: "if (false) {",
-  },
-  {
     name: "untrusted text sent to the terminal",
     file: "src/tui/sanitize.ts",
     find: "return text.replace(/\\t/g, \"  \").replace(UNSAFE, visible);",
     replace: "return text.replace(/\\t/g, \"  \");",
-  },
-  {
-    name: "old tool results not elided",
-    file: "src/core/context.ts",
-    find: "if (newest < policy.keep_recent) return;",
-    replace: "return;",
-  },
-  {
-    name: "newest results elided too",
-    file: "src/core/context.ts",
-    find: "if (newest < policy.keep_recent) return;",
-    replace: "",
-  },
-  {
-    name: "no summary at the hard threshold",
-    file: "src/core/loop.ts",
-    find: "if (pressure(elided.messages) >= policy.hard_ratio) {",
-    replace: "if (false) {",
-  },
-  {
-    name: "summary splits a call from its result",
-    file: "src/core/context.ts",
-    find: "const upTo = turns[turns.length - keepTurns]!;",
-    replace: "const upTo = turns[turns.length - keepTurns]! + 1;",
   },
   {
     name: "same-call stall rule off",

@@ -7,15 +7,19 @@ import { PARSE_ONCE } from "./zod-start.ts";
  */
 export const ContextPolicySchema = z
   .object({
-    /** Elide old tool results once the view reaches this share of the window. */
-    soft_ratio: z.number().gt(0).lt(1).default(0.6),
-    /** Summarize the middle of the conversation once the view reaches this share. */
-    hard_ratio: z.number().gt(0).max(1).default(0.85),
-    /** The newest tool results that always stay whole. */
-    keep_recent: z.number().int().min(0).default(4),
-    /** The cap on the first result past the newest ones; it halves each time the age doubles. */
-    first_cap: z.number().int().min(1).default(2000),
-    min_cap: z.number().int().min(1).default(120),
+    /** The view is compacted once it reaches this share of the window; until then it only grows at its end. */
+    soft_ratio: z.number().gt(0).lt(1).default(0.8),
+    /**
+     * A compaction takes the view under this share, so the next one is many steps away: old
+     * results are elided in one batch, and the middle summarized too when eliding cannot get there.
+     */
+    target_ratio: z.number().gt(0).lt(1).default(0.6),
+    /** The newest tool results stay whole while they fit in this share of the window. */
+    whole_share: z.number().gt(0).lt(1).default(0.25),
+    /** ...and at least this many of them, whatever their size, so a result reaches the model whole. */
+    min_whole: z.number().int().min(1).default(2),
+    /** The length an elided result is cut to, head and tail kept; it keeps that form from then on. */
+    elided_chars: z.number().int().min(1).default(400),
     /** The newest assistant turns (with their tool results) a summary never replaces. */
     keep_turns: z.number().int().min(1).default(2),
   })

@@ -51,6 +51,9 @@ export type AgentEvent =
       gen_tokens: number | null;
       tokens_per_second: number | null;
       finish_reason: string | null;
+      /** Prompt tokens the server reused from its cache, and its prefill time: null when it does not say. */
+      cached_tokens: number | null;
+      prefill_ms: number | null;
     }
   /** The server counted far fewer prompt tokens than were sent: it probably cut the front off. */
   | { kind: "truncation_suspected"; step: number; estimated_prompt_tokens: number; reported_prompt_tokens: number }
@@ -74,9 +77,25 @@ export type AgentEvent =
   /** The plan, after update_todo changed it. */
   | { kind: "todo"; items: Array<{ text: string; status: string }> }
   /** Old tool results cut in the view sent to the model (the record keeps them whole). */
-  | { kind: "context_elided"; results: number; chars_before: number; chars_after: number }
+  | {
+      kind: "context_elided";
+      results: number;
+      chars_before: number;
+      chars_after: number;
+      /** The elided results' tool_call_ids and the length they were cut to: kept from then on, and restored with the session. */
+      ids: string[];
+      cap: number;
+    }
   /** The middle of the conversation replaced, in the view, by a summary the model wrote. */
-  | { kind: "context_summarized"; messages: number; chars_before: number; chars_after: number }
+  | {
+      kind: "context_summarized";
+      messages: number;
+      chars_before: number;
+      chars_after: number;
+      /** The record index where the kept tail begins, and the message standing for the middle: restored with the session. */
+      up_to: number;
+      note: string;
+    }
   /** Internal tool failures: the model is told only that the tool failed; the detail lives here. */
   | { kind: "tool_error"; step: number; id: string; tool: string; detail: string }
   /** An MCP server started, failed (with why), or was restarted after a crash. */

@@ -4,13 +4,13 @@ import type { Clock } from "./clock.ts";
 import type { Message, ToolCallRequest } from "./messages.ts";
 import { argumentsText } from "./messages.ts";
 import { canonicalJson, decodeArguments } from "./canonical.ts";
-import { elide, modelView, SUMMARY_REQUEST, summaryRange, transcriptChars, type Summary } from "./context.ts";
+import { ContextManager, emptyContext, estimateTokens, transcriptChars, type ContextState, type NextRequest } from "./context.ts";
 import { DEFAULT_BUDGET_WARNING, DEFAULT_CONTEXT_POLICY, DEFAULT_STALL_RULES, type BudgetWarning, type ContextPolicy, type StallRules } from "./discipline.ts";
 import { Supervisor, type Said } from "./supervisor.ts";
 import type { GateDecision } from "./gate.ts";
 import { ReplyBuilder, type AssembledReply } from "./reply.ts";
 import type { Checkpoint, Verdict } from "./checkpoint.ts";
-import { ModelError, type ModelClient } from "../model/types.ts";
+import { ModelError, type ModelClient, type ToolDeclaration } from "../model/types.ts";
 import { FINISH } from "../tools/finish.ts";
 import type { SandboxInfo } from "../sandbox/sandbox.ts";
 
@@ -33,6 +33,8 @@ export interface RunInput {
   replyTokenCap?: number;
   /** The conversation so far (a TUI session's earlier turns); the run appends to it. */
   record?: Message[];
+  /** What the session's earlier runs compacted of that record; the run adds to it. */
+  context?: ContextState;
   /** The user's stop button. */
   signal?: AbortSignal;
   /** Context management, stall rules and budget warnings (defaults in discipline.ts; null: switched off). */
@@ -61,9 +63,6 @@ const USER_STOP: Stop = { status: "interrupted", reason: "the user stopped the r
 const TRUNCATION_RATIO = 0.5;
 const TRUNCATION_FLOOR = 500;
 
-/** Roughly four characters a token, for budgets when a server reports no usage. */
-const estimateTokens = (chars: number) => Math.ceil(chars / 4);
-
 /**
  * The agent loop: ask the model, pass every tool call through the checkpoint, repeat until a
  * reply without tool calls, an allowed `finish`, or a limit. Every run ends with one `stop`.
@@ -77,10 +76,19 @@ export async function* runAgent(input: RunInput): AsyncGenerator<AgentEvent> {
   record.push({ role: "user", content: input.task });
   // Asked again before each request: a server's tool withdrawn mid-run is no longer offered.
   let declarations = input.offerTools ? checkpoint.declarations() : [];
-  let declarationsChars = declarations.length ? JSON.stringify(declarations).length : 0;
-  let contextSize: number | null | undefined;
   const repeats = new Map<string, number>();
-  const policy = input.discipline?.context === null ? null : (input.discipline?.context ?? DEFAULT_CONTEXT_POLICY);
+  const context = new ContextManager({
+    systemPrompt: input.systemPrompt,
+    record,
+    policy: input.discipline?.context === null ? null : (input.discipline?.context ?? DEFAULT_CONTEXT_POLICY),
+    state: input.context ?? emptyContext(),
+    todo: checkpoint.todo,
+    maxTranscriptChars: limits.max_transcript_chars,
+    replyTokenCap: input.replyTokenCap ?? 0,
+    fallbackWindow: input.contextWindow ?? null,
+    contextSize: input.model.contextSize?.bind(input.model),
+    summarize,
+  });
   const supervisor = new Supervisor({
     limits,
     stall: input.discipline?.stall === null ? null : (input.discipline?.stall ?? DEFAULT_STALL_RULES),
@@ -88,9 +96,6 @@ export async function* runAgent(input: RunInput): AsyncGenerator<AgentEvent> {
     verify: input.verify,
     todo: checkpoint.todo,
   });
-  let summary: Summary | null = null;
-  /** Tokens per character of what was sent, learned from the server's counts; four characters a token until then. */
-  let tokensPerChar = 0.25;
   let steps = 0;
   let calls = 0;
   let promptTokens = 0;
@@ -123,10 +128,7 @@ export async function* runAgent(input: RunInput): AsyncGenerator<AgentEvent> {
   });
 
   for (;;) {
-    if (input.offerTools && steps > 0) {
-      declarations = checkpoint.declarations();
-      declarationsChars = declarations.length ? JSON.stringify(declarations).length : 0;
-    }
+    if (input.offerTools && steps > 0) declarations = checkpoint.declarations();
     const before = checkBeforeModel();
     if (before) return yield stopEvent(before);
 
@@ -134,42 +136,12 @@ export async function* runAgent(input: RunInput): AsyncGenerator<AgentEvent> {
     const scope = cancelScope();
     const builder = new ReplyBuilder();
     let reply: AssembledReply;
-    let viewChars: number;
-    let estimatedPrompt: number;
+    let request: NextRequest;
     try {
-      if (contextSize === undefined && input.model.contextSize) {
-        contextSize = await input.model.contextSize(scope.signal);
-        if (contextSize) yield { kind: "model_info", context_size: contextSize };
-      }
-      const view = yield* managedView(scope.signal);
-      viewChars = transcriptChars(view);
-      if (viewChars > limits.max_transcript_chars) {
-        return yield stopEvent({ status: "context_limit", reason: `the transcript holds ${viewChars} characters, over max_transcript_chars ${limits.max_transcript_chars}` });
-      }
-      estimatedPrompt = estimateTokens(viewChars + declarationsChars);
-      // A server that gets more than its window cuts the front off silently: better not to send it.
-      const needed = estimatedPrompt + (input.replyTokenCap ?? 0);
-      if (contextSize && needed > contextSize) {
-        return yield stopEvent({
-          status: "context_limit",
-          reason: `the prompt (about ${estimatedPrompt} tokens) and the reply cap (${input.replyTokenCap ?? 0}) do not fit the server's context window of ${contextSize} tokens`,
-        });
-      }
-
+      request = yield* context.next(declarations, scope.signal);
       steps++;
-      yield { kind: "model_request", step: steps, messages: view.length, transcript_chars: viewChars, estimated_prompt_tokens: estimatedPrompt };
-      let pieces = 0;
-      for await (const delta of input.model.reply({ messages: view, tools: declarations, signal: scope.signal })) {
-        builder.add(delta);
-        if (delta.type === "text" || delta.type === "thinking") {
-          pieces += delta.chunks ?? 1;
-          yield { kind: "model_delta", step: steps, channel: delta.type, text: delta.text, tokens: pieces };
-        } else if (delta.type === "tool_call") {
-          pieces++;
-        } else if (delta.type === "notice") {
-          yield { kind: "model_notice", step: steps, text: delta.text };
-        }
-      }
+      yield { kind: "model_request", step: steps, messages: request.messages.length, transcript_chars: request.chars, estimated_prompt_tokens: request.estimatedTokens };
+      yield* streamReply(request.messages, builder, scope.signal);
       reply = builder.result(steps);
     } catch (error) {
       // What streamed before the failure stays in the record and is the run's answer.
@@ -183,8 +155,8 @@ export async function* runAgent(input: RunInput): AsyncGenerator<AgentEvent> {
       scope.dispose();
     }
 
-    promptTokens += reply.prompt_tokens ?? estimateTokens(viewChars);
-    if (reply.prompt_tokens) tokensPerChar = reply.prompt_tokens / (viewChars + declarationsChars);
+    promptTokens += reply.prompt_tokens ?? estimateTokens(request.chars);
+    context.learn(reply.prompt_tokens);
     genTokens += reply.gen_tokens ?? estimateTokens(reply.content.length + reply.thinking.length);
     lastText = reply.content || lastText;
     record.push({
@@ -203,9 +175,12 @@ export async function* runAgent(input: RunInput): AsyncGenerator<AgentEvent> {
       gen_tokens: reply.gen_tokens,
       tokens_per_second: reply.tokens_per_second,
       finish_reason: reply.finish_reason,
+      cached_tokens: reply.cached_tokens,
+      prefill_ms: reply.prefill_ms,
     };
-    if (reply.prompt_tokens !== null && estimatedPrompt >= TRUNCATION_FLOOR && reply.prompt_tokens < estimatedPrompt * TRUNCATION_RATIO) {
-      yield { kind: "truncation_suspected", step: steps, estimated_prompt_tokens: estimatedPrompt, reported_prompt_tokens: reply.prompt_tokens };
+    const estimated = request.estimatedTokens;
+    if (reply.prompt_tokens !== null && estimated >= TRUNCATION_FLOOR && reply.prompt_tokens < estimated * TRUNCATION_RATIO) {
+      yield { kind: "truncation_suspected", step: steps, estimated_prompt_tokens: estimated, reported_prompt_tokens: reply.prompt_tokens };
     }
 
     if (reply.tool_calls.length === 0) {
@@ -244,45 +219,31 @@ export async function* runAgent(input: RunInput): AsyncGenerator<AgentEvent> {
     if (notes.length) record.push({ role: "user", content: `[glassbox] ${notes.join("\n")}` });
   }
 
+  /** The model's reply, streamed into `builder`, each piece an event for the live panes. */
+  async function* streamReply(messages: Message[], builder: ReplyBuilder, signal: AbortSignal): AsyncGenerator<AgentEvent> {
+    let pieces = 0;
+    for await (const delta of input.model.reply({ messages, tools: declarations, signal })) {
+      builder.add(delta);
+      if (delta.type === "text" || delta.type === "thinking") {
+        pieces += delta.chunks ?? 1;
+        yield { kind: "model_delta", step: steps, channel: delta.type, text: delta.text, tokens: pieces };
+      } else if (delta.type === "tool_call") {
+        pieces++;
+      } else if (delta.type === "notice") {
+        yield { kind: "model_notice", step: steps, text: delta.text };
+      }
+    }
+  }
+
   function* say(said: Said, notes: string[]): Generator<AgentEvent> {
     notes.push(...said.notes);
     yield* said.events;
   }
 
-  /**
-   * The view the model is sent, managed against the tightest budget (the server's window or
-   * max_transcript_chars): old tool results are elided from the soft threshold, and from the
-   * hard one the middle of the conversation is replaced by a summary the model writes.
-   */
-  async function* managedView(signal: AbortSignal): AsyncGenerator<AgentEvent, Message[]> {
-    const window = contextSize ?? input.contextWindow ?? null;
-    const pressure = (messages: Message[]) => {
-      const chars = transcriptChars(messages);
-      return Math.max(window ? ((chars + declarationsChars) * tokensPerChar) / window : 0, chars / limits.max_transcript_chars);
-    };
-    let view = modelView(input.systemPrompt, record, summary, checkpoint.todo);
-    if (!policy || pressure(view) < policy.soft_ratio) return view;
-    let elided = elide(view, policy);
-    if (pressure(elided.messages) >= policy.hard_ratio) {
-      const range = summaryRange(record, summary, policy.keep_turns);
-      if (range) {
-        const charsBefore = transcriptChars(elided.messages);
-        const text = await summarize(elided.messages, signal);
-        summary = { upTo: range.upTo, messages: (summary?.messages ?? 0) + range.upTo - range.from, text };
-        view = modelView(input.systemPrompt, record, summary, checkpoint.todo);
-        elided = pressure(view) >= policy.soft_ratio ? elide(view, policy) : { messages: view, results: 0 };
-        yield { kind: "context_summarized", messages: range.upTo - range.from, chars_before: charsBefore, chars_after: transcriptChars(elided.messages) };
-      }
-    }
-    if (elided.results) yield { kind: "context_elided", results: elided.results, chars_before: transcriptChars(view), chars_after: transcriptChars(elided.messages) };
-    return elided.messages;
-  }
-
-  /** One extra model call, without tools: the model summarizes its own work so far. */
-  async function summarize(view: Message[], signal: AbortSignal): Promise<string> {
+  /** One extra model call, with the same tools block so the server's cache holds: the model summarizes its own work so far. */
+  async function summarize(messages: Message[], tools: ToolDeclaration[], signal: AbortSignal): Promise<string> {
     const builder = new ReplyBuilder();
-    const messages: Message[] = [...view, { role: "user", content: SUMMARY_REQUEST }];
-    for await (const delta of input.model.reply({ messages, tools: [], signal })) builder.add(delta);
+    for await (const delta of input.model.reply({ messages, tools, signal, purpose: "summary" })) builder.add(delta);
     const result = builder.result(steps);
     promptTokens += result.prompt_tokens ?? estimateTokens(transcriptChars(messages));
     genTokens += result.gen_tokens ?? estimateTokens(result.content.length);

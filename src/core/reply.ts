@@ -8,6 +8,9 @@ export interface AssembledReply {
   prompt_tokens: number | null;
   gen_tokens: number | null;
   tokens_per_second: number | null;
+  /** Prompt tokens the server reused from its cache, and its prefill time: null when it does not say. */
+  cached_tokens: number | null;
+  prefill_ms: number | null;
   finish_reason: string | null;
 }
 
@@ -20,7 +23,7 @@ export class ReplyBuilder {
   private content = new TextPieces();
   private thinking = new TextPieces();
   private calls = new Map<number, { id?: string; name?: string; arguments?: unknown }>();
-  private usage: { prompt_tokens: number; gen_tokens: number; tokens_per_second?: number } | null = null;
+  private usage: Omit<Extract<ModelDelta, { type: "usage" }>, "type" | "timings"> | null = null;
   private finishReason: string | null = null;
 
   add(delta: ModelDelta): void {
@@ -45,7 +48,7 @@ export class ReplyBuilder {
         break;
       }
       case "usage":
-        this.usage = { prompt_tokens: delta.prompt_tokens, gen_tokens: delta.gen_tokens, tokens_per_second: delta.tokens_per_second };
+        this.usage = { prompt_tokens: delta.prompt_tokens, gen_tokens: delta.gen_tokens, tokens_per_second: delta.tokens_per_second, cached_tokens: delta.cached_tokens, prefill_ms: delta.prefill_ms };
         break;
       case "notice":
         break;
@@ -77,6 +80,8 @@ export class ReplyBuilder {
       prompt_tokens: this.usage?.prompt_tokens ?? null,
       gen_tokens: this.usage?.gen_tokens ?? null,
       tokens_per_second: this.usage?.tokens_per_second ?? null,
+      cached_tokens: this.usage?.cached_tokens ?? null,
+      prefill_ms: this.usage?.prefill_ms ?? null,
       finish_reason: this.finishReason,
     };
   }

@@ -73,6 +73,8 @@ export class LlamaCppModel implements ModelClient {
       ...(request.tools.length && o.tool_choice ? { tool_choice: o.tool_choice } : {}),
       stream,
       ...(stream ? { stream_options: { include_usage: true } } : {}),
+      // llama-server reuses the previous prompt's KV cache up to the first change (its default, said explicitly).
+      cache_prompt: true,
       max_tokens: o.max_tokens,
       ...(o.temperature !== undefined ? { temperature: o.temperature } : {}),
       ...(o.seed !== undefined ? { seed: o.seed } : {}),
@@ -215,14 +217,26 @@ function chunkDeltas(chunk: any, openCalls: Set<number>): ModelDelta[] {
   return deltas;
 }
 
+/**
+ * Usage, and what the prompt cache saved: llama-server's `timings.cache_n` (prompt tokens taken
+ * from the cache) and `timings.prompt_ms` (prefill time), else OpenAI's
+ * `usage.prompt_tokens_details.cached_tokens` where a server sends that instead.
+ */
 function usageDelta(usage: any, timings: any): ModelDelta {
+  const cached = numberOrNull(timings?.cache_n) ?? numberOrNull(usage.prompt_tokens_details?.cached_tokens);
   return {
     type: "usage",
     prompt_tokens: usage.prompt_tokens ?? 0,
     gen_tokens: usage.completion_tokens ?? 0,
+    cached_tokens: cached,
+    prefill_ms: numberOrNull(timings?.prompt_ms),
     ...(typeof timings?.predicted_per_second === "number" ? { tokens_per_second: timings.predicted_per_second } : {}),
     ...(timings ? { timings } : {}),
   };
+}
+
+function numberOrNull(value: unknown): number | null {
+  return typeof value === "number" && Number.isFinite(value) ? value : null;
 }
 
 /** A non-streamed `chat.completion`, for servers that cannot stream tool calls. */

@@ -148,6 +148,9 @@ async function* ndjsonDeltas(exchange: ServerExchange, response: Response): Asyn
         prompt_tokens: chunk.prompt_eval_count ?? 0,
         gen_tokens: chunk.eval_count ?? 0,
         ...(seconds > 0 ? { tokens_per_second: (chunk.eval_count ?? 0) / seconds } : {}),
+        // Ollama says how long the prompt took (nanoseconds), not how much of it came from its cache.
+        cached_tokens: null,
+        prefill_ms: typeof chunk.prompt_eval_duration === "number" ? chunk.prompt_eval_duration / 1e6 : null,
         timings: pick(chunk, ["total_duration", "load_duration", "prompt_eval_duration", "eval_duration"]),
       };
       yield { type: "done", finish_reason: chunk.done_reason ?? "stop" };

@@ -42,6 +42,7 @@ export class RecordingModel implements ModelClient {
         ? { usage: { prompt_tokens: reply.prompt_tokens, gen_tokens: reply.gen_tokens } }
         : {}),
       ...(reply.finish_reason ? { finish_reason: reply.finish_reason } : {}),
+      ...(request.purpose === "summary" ? { answers: "summary" as const } : {}),
     });
     this.save();
   }

@@ -24,6 +24,8 @@ const scriptedReply = () =>
       finish_reason: z.string().optional(),
       /** This turn fails as a model error with this text. */
       error: z.string().optional(),
+      /** "summary": played only when the context manager asks for a summary, whenever that comes. */
+      answers: z.literal("summary").optional(),
     })
     .strict();
 
@@ -32,9 +34,13 @@ export const ScriptSchema = builtOnFirstParse(() => z.object({ replies: z.array(
 export type ScriptedReply = z.input<ReturnType<typeof scriptedReply>>;
 export type Script = z.infer<typeof ScriptSchema>;
 
-/** Plays a script's replies in order. Running out is a model error, so no test passes by accident. */
+/**
+ * Plays a script's replies in order. Replies marked `"answers": "summary"` are kept for summary
+ * requests, so a script does not depend on the step at which a summary comes; a script with none
+ * marked plays every request in order. Running out is a model error, so no test passes by accident.
+ */
 export class ScriptedModel implements ModelClient {
-  private next = 0;
+  private played = new Set<number>();
 
   constructor(
     readonly name: string,
@@ -44,9 +50,13 @@ export class ScriptedModel implements ModelClient {
   ) {}
 
   async *reply(request: ModelRequest): AsyncIterable<ModelDelta> {
-    const reply = this.script.replies[this.next];
-    if (!reply) throw new ModelError(`the scripted model has no replies left (it had ${this.script.replies.length})`);
-    this.next++;
+    const { replies } = this.script;
+    const marked = replies.some((reply) => reply.answers === "summary");
+    const wanted = marked && request.purpose === "summary" ? "summary" : undefined;
+    const index = replies.findIndex((reply, at) => !this.played.has(at) && (!marked || reply.answers === wanted));
+    if (index === -1) throw new ModelError(`the scripted model has no ${wanted ? "summary " : ""}replies left (it had ${replies.length})`);
+    this.played.add(index);
+    const reply = replies[index]!;
     if (request.signal.aborted) throw new ModelError("the request was cancelled");
     if (reply.error !== undefined) throw new ModelError(reply.error);
     if (reply.thinking) yield { type: "thinking", text: reply.thinking };

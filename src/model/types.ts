@@ -11,6 +11,8 @@ export interface ModelRequest {
   messages: Message[];
   tools: ToolDeclaration[];
   signal: AbortSignal;
+  /** "summary": the context manager asks the model to summarize (a scripted model answers it from its summary replies). */
+  purpose?: "summary";
 }
 
 /** One piece of a streamed reply. Every adapter turns its wire protocol into these. */
@@ -19,7 +21,16 @@ export type ModelDelta =
   | { type: "text"; text: string; chunks?: number }
   | { type: "thinking"; text: string; chunks?: number }
   | { type: "tool_call"; index: number; id?: string; name?: string; arguments?: unknown }
-  | { type: "usage"; prompt_tokens: number; gen_tokens: number; tokens_per_second?: number; timings?: Record<string, unknown> }
+  | {
+      type: "usage";
+      prompt_tokens: number;
+      gen_tokens: number;
+      tokens_per_second?: number;
+      /** Prompt tokens the server took from its cache, and how long it spent on the rest: null when it does not say. */
+      cached_tokens?: number | null;
+      prefill_ms?: number | null;
+      timings?: Record<string, unknown>;
+    }
   | { type: "done"; finish_reason: string | null }
   /** Something the user should know about the server, said once (a fallback taken). */
   | { type: "notice"; text: string };

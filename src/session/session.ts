@@ -285,6 +285,7 @@ export function startRun(session: Session, task: string, signal?: AbortSignal, s
     verify: session.config.components.verification_gate ? session.config.verify : undefined,
     contextWindow: session.config.model_options.num_ctx,
     record: saved?.record,
+    context: saved?.context,
     signal,
   }));
   return { runId, logPath: log.path, events: saved ? saved.save(runId, events) : events };

@@ -7,7 +7,8 @@ import type { Message } from "../core/messages.ts";
 import type { TodoItem } from "../tools/tool.ts";
 import { newRunId } from "../trace/event-log.ts";
 import { UsageError } from "./usage-error.ts";
-import type { Session } from "./session.ts";
+import type { Clock } from "../core/clock.ts";
+import { emptyContext, restoreContext, type ContextState } from "../core/context.ts";
 
 /**
  * A saved session: `<workspace>/.glassbox/sessions/<session_id>.jsonl`, one JSON line each for
@@ -231,6 +232,8 @@ export function listSessions(workspaceRoot: string): LoadedSession[] {
 export class SavedSession {
   /** The record the loop appends to; every message in it is in the file or derived on load. */
   readonly record: Message[];
+  /** What the context manager compacted of the record, rebuilt from the saved events: a continued session's view is the same. */
+  readonly context: ContextState;
   private written: number;
   private opened = false;
   /** Streamed text not yet written: deltas are joined until the next event or `flush()`. */
@@ -245,6 +248,7 @@ export class SavedSession {
     readonly restored: LoadedSession | null = null,
   ) {
     this.record = restored ? [...restored.record] : [];
+    this.context = restored ? restoreContext(restored.events.map((saved) => saved.event)) : emptyContext();
     this.written = this.record.length;
   }
 
@@ -370,7 +374,7 @@ export function chooseSession(workspaceRoot: string, choice: SessionChoice, now:
 }
 
 /** The session a run or the TUI works in, with a continued session's plan back in the checkpoint. */
-export function openSaved(session: Pick<Session, "workspace" | "clock" | "checkpoint">, choice: SessionChoice): SavedSession {
+export function openSaved(session: { workspace: { root: string }; clock: Clock; checkpoint: { todo: TodoItem[] } }, choice: SessionChoice): SavedSession {
   const saved = chooseSession(session.workspace.root, choice, () => session.clock.now());
   saved.restorePlan(session.checkpoint.todo);
   return saved;

@@ -1,10 +1,11 @@
 import { describe, expect, test } from "bun:test";
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { capForAge, elide, modelView, SUMMARY_REQUEST, summaryRange } from "../../src/core/context.ts";
+import { elisionBatch, renderView, restoreContext, summaryNote, summaryRange, emptyContext, type ContextState } from "../../src/core/context.ts";
 import { DEFAULT_CONTEXT_POLICY } from "../../src/core/discipline.ts";
-import type { EventOf } from "../../src/core/events.ts";
+import type { AgentEvent, EventOf } from "../../src/core/events.ts";
 import type { Message } from "../../src/core/messages.ts";
+import type { ModelRequest } from "../../src/model/types.ts";
 import type { ScriptedReply } from "../../src/model/scripted.ts";
 import { call, runScripted } from "../helpers/run.ts";
 import { makeWorkspace } from "../helpers/workspace.ts";
@@ -21,31 +22,40 @@ function conversation(n: number, size: number): Message[] {
   return record;
 }
 
-describe("stage 1: elision", () => {
-  test("the cap halves each time a result's age past the newest four doubles, never below 120", () => {
-    const caps = [1, 2, 3, 4, 5, 7, 8, 15, 16, 31, 32, 100].map((age) => capForAge(age, DEFAULT_CONTEXT_POLICY));
-    expect(caps).toEqual([2000, 1000, 1000, 500, 500, 500, 250, 250, 125, 125, 120, 120]);
+describe("elision in batches", () => {
+  test("the newest results stay whole up to a quarter of the budget; every older whole one is elided", () => {
+    const record = conversation(12, 4000);
+    // A budget of 40,000 characters: a quarter holds two results of 4,000 (and a third would still fit: 12,000 > 10,000 does not).
+    const batch = elisionBatch(renderView("system", record, emptyContext()), new Map(), DEFAULT_CONTEXT_POLICY, 40_000);
+    expect(batch).toEqual(["c9", "c8", "c7", "c6", "c5", "c4", "c3", "c2", "c1", "c0"]);
   });
 
-  test("12 results of ~4,000 characters: newest four whole, older ones capped by age, the record unchanged, the total shrinks", () => {
-    const record = conversation(12, 4000);
+  test("at least two results stay whole, however large; already elided and short ones are left as they are", () => {
+    const record = conversation(5, 20_000);
+    record.push({ role: "assistant", content: "", tool_calls: [{ id: "short", name: "read_file", arguments: {} }] }, { role: "tool", tool_call_id: "short", name: "read_file", content: "tiny" });
+    const elided = new Map([["c0", 400]]);
+    const batch = elisionBatch(renderView("", record, { elided, summary: null }), elided, DEFAULT_CONTEXT_POLICY, 10_000);
+    // "short" and c4 are the two kept whole; c0 is elided already.
+    expect(batch).toEqual(["c3", "c2", "c1"]);
+  });
+
+  test("an elided result keeps its elided form, and the record is never edited", () => {
+    const record = conversation(4, 4000);
     const snapshot = structuredClone(record);
-    const { messages, results } = elide(modelView("system", record), DEFAULT_CONTEXT_POLICY);
-    const tools = messages.filter((message) => message.role === "tool").map((message) => message.content.length);
-    // Oldest first: ages 8..1 for the eight older results, then the newest four whole.
-    expect(tools.slice(8)).toEqual([4000, 4000, 4000, 4000]);
-    const expectedCaps = [8, 7, 6, 5, 4, 3, 2, 1].map((age) => capForAge(age, DEFAULT_CONTEXT_POLICY));
-    tools.slice(0, 8).forEach((length, index) => expect(length).toBeLessThanOrEqual(expectedCaps[index]!));
-    expect(results).toBe(8);
-    expect(record).toEqual(snapshot);
-    // The task and the model's own messages are never cut.
-    expect(messages.filter((message) => message.role !== "tool")).toEqual(modelView("system", record).filter((message) => message.role !== "tool"));
-    const total = (list: Message[]) => list.reduce((sum, message) => sum + message.content.length, 0);
-    expect(total(messages)).toBeLessThan(total(modelView("system", record)) / 2);
+    const state: ContextState = { elided: new Map([["c0", 400], ["c1", 400]]), summary: null };
+    const view = renderView("system", record, state);
+    const tools = view.filter((message) => message.role === "tool").map((message) => message.content.length);
+    expect(tools).toEqual([400, 400, 4000, 4000]);
+    expect(view.filter((message) => message.role === "tool")[0]!.content).toContain("characters cut");
+    // The same record and state give the same view; a longer record only adds at the end.
+    expect(renderView("system", record, state)).toEqual(view);
+    record.push({ role: "user", content: "more" });
+    expect(renderView("system", record, state).slice(0, view.length)).toEqual(view);
+    expect(record.slice(0, snapshot.length)).toEqual(snapshot);
   });
 });
 
-describe("stage 2: the summary's range", () => {
+describe("the summary's range", () => {
   test("never orphans a tool result: the kept tail starts at an assistant message, the task stays", () => {
     const record = conversation(6, 100);
     const range = summaryRange(record, null, 2)!;
@@ -54,7 +64,7 @@ describe("stage 2: the summary's range", () => {
     const kept = record.slice(range.upTo);
     const ids = new Set(kept.flatMap((message) => (message.role === "assistant" ? (message.tool_calls ?? []).map((c) => c.id) : [])));
     for (const message of kept) if (message.role === "tool") expect(ids.has(message.tool_call_id)).toBe(true);
-    const view = modelView("s", record, { upTo: range.upTo, messages: range.upTo - range.from, text: "what I did" });
+    const view = renderView("s", record, { elided: new Map(), summary: { upTo: range.upTo, messages: range.upTo - range.from, note: summaryNote(range.upTo - range.from, "what I did", []) } });
     expect(view[1]).toEqual(record[0]!);
     expect(view[2]!.content).toContain("what I did");
   });
@@ -64,18 +74,47 @@ describe("stage 2: the summary's range", () => {
   });
 });
 
+describe("a saved session's compactions", () => {
+  test("restored from the events in order; events without the recorded decision restore nothing", () => {
+    const events = [
+      { kind: "context_elided", results: 2, chars_before: 9, chars_after: 1, ids: ["c0", "c1"], cap: 400 },
+      { kind: "context_summarized", messages: 6, chars_before: 9, chars_after: 1, up_to: 7, note: "first" },
+      { kind: "context_elided", results: 1, chars_before: 9, chars_after: 1 },
+      { kind: "context_summarized", messages: 4, chars_before: 9, chars_after: 1, up_to: 11, note: "second" },
+      { kind: "context_summarized", messages: 4, chars_before: 9, chars_after: 1, up_to: "x", note: "damaged" },
+    ] as unknown as AgentEvent[];
+    const state = restoreContext(events);
+    expect([...state.elided]).toEqual([["c0", 400], ["c1", 400]]);
+    expect(state.summary).toEqual({ upTo: 11, messages: 10, note: "second" });
+  });
+});
+
 describe("through the loop", () => {
   const big = (i: number) => call("read_file", { path: `big${i}.txt`, max_lines: 500 });
   /** The model answers the summary request with a summary, whenever it comes. */
-  const summarizes = (request: { messages: Message[]; tools: unknown[] }) =>
-    request.tools.length === 0 && request.messages.at(-1)?.content === SUMMARY_REQUEST ? { content: "SUMMARY: read the big files, nothing found yet." } : null;
-  const limits = { max_steps: 20, max_tool_calls: 20, max_transcript_chars: 22_000, max_result_chars: 5_000 };
+  const summarizes = (request: ModelRequest) => (request.purpose === "summary" ? { content: "SUMMARY: read the big files, nothing found yet." } : null);
+  const limits = { max_steps: 30, max_tool_calls: 30, max_transcript_chars: 22_000, max_result_chars: 5_000 };
+  /** Two whole results of 5,000 take 45% of the 22,000: elision alone cannot get under a target of 40%. */
+  const lowTarget = { context: { ...DEFAULT_CONTEXT_POLICY, target_ratio: 0.4 } };
 
-  function bigFiles(root: string) {
-    for (let i = 0; i < 10; i++) writeFileSync(join(root, `big${i}.txt`), `file ${i} `.repeat(1000));
+  function bigFiles(root: string, n = 10) {
+    for (let i = 0; i < n; i++) writeFileSync(join(root, `big${i}.txt`), `file ${i} `.repeat(1000));
   }
 
-  test("from the soft threshold old tool results are elided in the view, the record kept whole", async () => {
+  /** The requests of the run's own steps (not summary requests), each with the compactions made just before it. */
+  function steps(run: Awaited<ReturnType<typeof runScripted>>): Array<{ messages: Message[]; compacted: boolean }> {
+    const requests = run.model.requests.filter((request) => request.purpose !== "summary");
+    const compactedBefore: boolean[] = [];
+    let compacted = false;
+    for (const event of run.events) {
+      if (event.kind === "context_elided" || event.kind === "context_summarized") compacted = true;
+      if (event.kind === "model_request") compactedBefore.push(compacted), (compacted = false);
+    }
+    expect(compactedBefore).toHaveLength(requests.length);
+    return requests.map((request, index) => ({ messages: request.messages, compacted: compactedBefore[index]! }));
+  }
+
+  test("from the soft threshold old results are elided in one batch, the newest kept whole, the record whole", async () => {
     const ws = makeWorkspace();
     for (let i = 0; i < 8; i++) writeFileSync(join(ws.root, `mid${i}.txt`), `line of file ${i}\n`.repeat(100));
     const replies: ScriptedReply[] = [0, 1, 2, 3, 4, 5, 6, 7].map((i) => call("read_file", { path: `mid${i}.txt` }));
@@ -85,21 +124,57 @@ describe("through the loop", () => {
     const elided = eventsOf(run, "context_elided");
     expect(elided.length).toBeGreaterThan(0);
     for (const event of elided) expect(event.chars_after).toBeLessThan(event.chars_before);
+    // A batch takes the view well under the soft threshold: fewer compactions than steps after the first.
+    expect(elided.length).toBeLessThan(3);
     expect(eventsOf(run, "context_summarized")).toHaveLength(0);
-    // The last request: the newest four results whole, the oldest cut to its cap.
     const results = run.model.requests.at(-1)!.messages.filter((message) => message.role === "tool").map((message) => message.content);
     const whole = run.calls.map((event) => event.result);
-    expect(results.slice(-4)).toEqual(whole.slice(-4));
-    expect(results[0]!.length).toBeLessThan(whole[0]!.length);
+    expect(results.slice(-2)).toEqual(whole.slice(-2));
+    expect(results[0]!.length).toBeLessThanOrEqual(DEFAULT_CONTEXT_POLICY.elided_chars);
     expect(results[0]).toContain("characters cut");
   });
 
-  test("from the hard threshold the middle is replaced by a summary the model writes", async () => {
+  test("over a long run a request's messages start with the previous request's, unless a compaction came between", async () => {
+    const ws = makeWorkspace();
+    bigFiles(ws.root, 24);
+    const replies: ScriptedReply[] = [call("update_todo", { items: [{ text: "read them all", status: "in_progress" }] })];
+    for (let i = 0; i < 24; i++) replies.push(big(i));
+    replies.push(call("update_todo", { items: [{ text: "read them all", status: "done" }] }), { content: "done" });
+    const run = await runScripted(replies, { workspace: ws.root, limits: { ...limits, max_steps: 40, max_tool_calls: 40, max_transcript_chars: 60_000 },
+      // Long elided forms, so that elision alone stops being enough and summaries come too.
+      discipline: { context: { ...DEFAULT_CONTEXT_POLICY, elided_chars: 2000 } },
+      respond: summarizes,
+    });
+    expect(run.stop.status).toBe("completed");
+    const sent = steps(run);
+    let compactions = 0;
+    for (let i = 1; i < sent.length; i++) {
+      const { messages, compacted } = sent[i]!;
+      if (compacted) compactions++;
+      else expect(messages.slice(0, sent[i - 1]!.messages.length)).toEqual(sent[i - 1]!.messages);
+    }
+    // Compactions are batches, many steps apart, and both kinds happened.
+    expect(compactions).toBeGreaterThan(1);
+    expect(compactions).toBeLessThan(sent.length / 3);
+    expect(eventsOf(run, "context_summarized").length).toBeGreaterThan(0);
+    // A summary request is the view the server holds plus the request, with the same tools block.
+    const summaryRequests = run.model.requests.filter((request) => request.purpose === "summary");
+    for (const request of summaryRequests) {
+      const before = run.model.requests[run.model.requests.indexOf(request) - 1]!;
+      expect(request.tools).toEqual(before.tools);
+      expect(request.messages.slice(0, before.messages.length)).toEqual(before.messages);
+    }
+    // Every result reached the model whole at least once.
+    const seen = run.model.seen();
+    for (const event of run.calls) expect(seen).toContain(event.result);
+  });
+
+  test("from the threshold that elision cannot get under, the middle is replaced by a summary the model writes", async () => {
     const ws = makeWorkspace();
     bigFiles(ws.root);
     const replies: ScriptedReply[] = [0, 1, 2, 3, 4, 5, 6, 7].map(big);
     replies.push({ content: "done" });
-    const run = await runScripted(replies, { workspace: ws.root, limits, respond: summarizes });
+    const run = await runScripted(replies, { workspace: ws.root, limits, respond: summarizes, discipline: lowTarget });
     expect(run.stop.status).toBe("completed");
     const summarized = eventsOf(run, "context_summarized");
     expect(summarized.length).toBeGreaterThan(0);
@@ -112,15 +187,19 @@ describe("through the loop", () => {
     expect(run.calls.every((event) => event.decision === "allowed")).toBe(true);
   });
 
-  test("the plan survives a summary", async () => {
+  test("the plan survives a summary, frozen as it was: a later change is appended, the summary's message stays", async () => {
     const ws = makeWorkspace();
     bigFiles(ws.root);
-    const replies: ScriptedReply[] = [call("update_todo", { items: [{ text: "find the bug", status: "in_progress" }] }), ...[0, 1, 2, 3, 4, 5].map(big), { content: "done" }];
-    const run = await runScripted(replies, { workspace: ws.root, limits, respond: summarizes });
-    expect(eventsOf(run, "context_summarized").length).toBeGreaterThan(0);
-    const last = run.model.requests.at(-1)!.messages.map((message) => message.content).join("\n");
-    expect(last).toContain("[in_progress] find the bug");
-    expect(last).toContain("SUMMARY: read the big files");
+    const replies: ScriptedReply[] = [call("update_todo", { items: [{ text: "find the bug", status: "in_progress" }] }), ...[0, 1, 2, 3, 4, 5].map(big)];
+    replies.push(call("update_todo", { items: [{ text: "find the bug", status: "done" }] }), { content: "done" });
+    const run = await runScripted(replies, { workspace: ws.root, limits, respond: summarizes, discipline: lowTarget });
+    const summarized = eventsOf(run, "context_summarized");
+    expect(summarized.length).toBeGreaterThan(0);
+    const last = run.model.requests.at(-1)!.messages;
+    const note = last.find((message) => message.content.includes("SUMMARY: read the big files"))!;
+    expect(note.content).toBe(summarized.at(-1).note);
+    expect(note.content).toContain("[in_progress] find the bug");
+    expect(last.map((message) => message.content).join("\n")).toContain("[x] find the bug");
   });
 });
 

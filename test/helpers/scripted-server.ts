@@ -1,10 +1,11 @@
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { SUMMARY_NOTE_MARK } from "../../src/core/context.ts";
+import { SUMMARY_NOTE_MARK, SUMMARY_REQUEST } from "../../src/core/context.ts";
 import { llamaChunk, readFixture, SSE_HEADERS, startFakeServer, type FakeServer, type Scene } from "./fake-server.ts";
 
 interface ScriptReply {
   content?: string;
+  answers?: "summary";
   tool_calls?: Array<{ id?: string; name: string; arguments?: unknown }>;
 }
 
@@ -38,6 +39,18 @@ export function scriptedServer(tasksDir: string, scriptsDir: string, delayMs: nu
  * when that came later (a summary replaces the middle, so counting messages would not do).
  */
 function replyIndex(messages: Array<{ role: string; content?: string; tool_calls?: Array<{ id: string }> }>, replies: ScriptReply[]): number {
+  // A script with replies marked for summaries answers a summary request, whenever it comes, with the first of them.
+  const marked = (reply: ScriptReply | undefined) => reply?.answers === "summary";
+  if (replies.some(marked)) {
+    if (messages.at(-1)?.content === SUMMARY_REQUEST) return replies.findIndex(marked);
+    let next = inOrder(messages, replies);
+    while (marked(replies[next])) next++;
+    return next;
+  }
+  return inOrder(messages, replies);
+}
+
+function inOrder(messages: Array<{ role: string; content?: string; tool_calls?: Array<{ id: string }> }>, replies: ScriptReply[]): number {
   const lastCall = messages.findLast((message) => message.role === "assistant" && message.tool_calls?.length)?.tool_calls?.at(-1)?.id;
   const answered = lastCall === undefined ? -1 : replies.findIndex((reply) => reply.tool_calls?.some((call) => call.id === lastCall));
   const note = messages.findLast((message) => message.role === "user" && message.content?.includes(SUMMARY_NOTE_MARK))?.content;

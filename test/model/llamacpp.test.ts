@@ -7,6 +7,7 @@ import { ModelError, type ModelRequest } from "../../src/model/types.ts";
 import { assembled, collect as collectFrom } from "../helpers/model.ts";
 import { tempFolder } from "../helpers/workspace.ts";
 import { WireLog, readWireLog } from "../../src/trace/wire-log.ts";
+import { startCacheServer } from "../helpers/cache-server.ts";
 import { FIXTURES, llamaCppCapture, readFixture, startFakeServer, type Scene } from "../helpers/fake-server.ts";
 
 const options = (extra: Record<string, unknown> = {}) => ModelOptionsSchema.parse({ idle_timeout_seconds: 1, ...extra });
@@ -141,6 +142,7 @@ describe("llama.cpp request body", () => {
     const body = server.requests[0]!.body;
     expect(body.stream).toBe(true);
     expect(body.stream_options).toEqual({ include_usage: true });
+    expect(body.cache_prompt).toBe(true);
     expect(body.max_tokens).toBe(1024);
     expect(body.temperature).toBe(0.2);
     expect(body.seed).toBe(7);
@@ -305,5 +307,64 @@ describe("reading a text-only chunk without parsing it whole", () => {
     expect(contentOnly('{"choices":[{"finish_reason":null,"index":0,"delta":{"content":"x"}},{"index":1}]}')).toBeNull();
     expect(contentOnly(envelope('"raw\u0001control"'))).toBeNull();
     expect(contentOnly(envelope('"unterminated'))).toBeNull();
+  });
+});
+
+/** An older llama-server that cannot stream tool calls, answering unstreamed with this completion. */
+function unstreamed(completion: unknown) {
+  return serving((n) =>
+    n === 0
+      ? { status: 500, headers: { "Content-Type": "application/json" }, pieces: ['{"error":{"code":500,"message":"Cannot use tools with stream","type":"server_error"}}'] }
+      : { status: 200, headers: { "Content-Type": "application/json" }, pieces: [JSON.stringify(completion)] },
+  );
+}
+
+describe("the prompt cache's figures", () => {
+  // Field names from the real captures (shared/fixtures/llamacpp-wire/03-usage.sse, 07-nonstream-text.json) and
+  // llama.cpp's server source (tools/server: result_timings::to_json writes "cache_n" and "prompt_ms").
+  test("cached_tokens from timings.cache_n, prefill_ms from timings.prompt_ms, in a stream and unstreamed", async () => {
+    const streamed = serving(llamaCppCapture("03-usage"));
+    const fromStream = assembled((await collect(new LlamaCppModel("llamacpp", streamed.url, options()))).deltas);
+    const usageLine = readFixture("llamacpp-wire/03-usage.sse").split("\n").filter((line) => line.includes('"timings"')).at(-1)!;
+    const timings = JSON.parse(usageLine.slice(6)).timings;
+    expect(fromStream.cached_tokens).toBe(timings.cache_n);
+    expect(fromStream.prefill_ms).toBe(timings.prompt_ms);
+    expect(fromStream.cached_tokens).toBe(22);
+
+    const whole = JSON.parse(readFixture("llamacpp-wire/07-nonstream-text.json"));
+    const fromJson = assembled((await collect(new LlamaCppModel("llamacpp", unstreamed(whole).url, options()))).deltas);
+    expect(fromJson.cached_tokens).toBe(whole.timings.cache_n);
+    expect(fromJson.prefill_ms).toBe(whole.timings.prompt_ms);
+  });
+
+  test("without timings, usage.prompt_tokens_details.cached_tokens; with neither, both null", async () => {
+    const whole = JSON.parse(readFixture("llamacpp-wire/07-nonstream-text.json"));
+    const { timings: _dropped, ...openAiOnly } = whole;
+    const reply = assembled((await collect(new LlamaCppModel("llamacpp", unstreamed(openAiOnly).url, options()))).deltas);
+    expect(reply.cached_tokens).toBe(whole.usage.prompt_tokens_details.cached_tokens);
+    expect(reply.prefill_ms).toBeNull();
+
+    const { prompt_tokens_details: _gone, ...bareUsage } = whole.usage;
+    const none = assembled((await collect(new LlamaCppModel("llamacpp", unstreamed({ ...openAiOnly, usage: bareUsage }).url, options()))).deltas);
+    expect(none.cached_tokens).toBeNull();
+    expect(none.prefill_ms).toBeNull();
+  });
+
+  test("a server that keeps its cache reports the shared prefix as cached", async () => {
+    const server = startCacheServer(8192, () => ({ text: "ok" }));
+    try {
+      const model = new LlamaCppModel("llamacpp", server.url, options());
+      const first = assembled((await collect(model)).deltas);
+      const longer = request();
+      longer.messages.push({ role: "assistant", content: "ok" }, { role: "user", content: "And in Rome?" });
+      const second = assembled((await collect(model, longer)).deltas);
+      expect(first.cached_tokens).toBe(0);
+      // The whole first prompt but its last characters is shared: the second reuses nearly all of it.
+      expect(second.cached_tokens).toBe(server.records[1]!.cachedTokens);
+      expect(second.cached_tokens!).toBeGreaterThan(server.records[0]!.promptTokens - 5);
+      expect(second.prefill_ms).toBeGreaterThan(0);
+    } finally {
+      server.stop();
+    }
   });
 });

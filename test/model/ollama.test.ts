@@ -125,3 +125,14 @@ describe("Ollama request body", () => {
     expect(server.requests[0]!.body).toEqual({ model: "qwen2.5:1.5b" });
   });
 });
+
+describe("the prompt cache's figures", () => {
+  test("Ollama says no cache figure: cached_tokens is null, prefill_ms is prompt_eval_duration in milliseconds", async () => {
+    const server = serve(ollamaExample("01-text-stream"));
+    const reply = assembled((await collect(model(server.url))).deltas);
+    const last = readFixture("ollama-ndjson/01-text-stream.ndjson").trim().split("\n").map((line) => JSON.parse(line)).at(-1);
+    expect(reply.cached_tokens).toBeNull();
+    expect(reply.prefill_ms).toBe(last.prompt_eval_duration / 1e6);
+    expect(reply.prefill_ms).toBe(301);
+  });
+});

@@ -31,7 +31,7 @@ test("a reply's reported usage replaces the estimates; stopped runs freeze the c
   const view = play([
     [start, 0],
     [{ kind: "model_request", step: 1, messages: 2, transcript_chars: 4000, estimated_prompt_tokens: 1000 }, 0],
-    [{ kind: "model_reply", step: 1, text: "", text_chars: 0, tool_calls: 1, prompt_tokens: 900, gen_tokens: 30, tokens_per_second: 55, finish_reason: "tool_calls" }, 500],
+    [{ kind: "model_reply", step: 1, text: "", text_chars: 0, tool_calls: 1, prompt_tokens: 900, gen_tokens: 30, tokens_per_second: 55, finish_reason: "tool_calls", cached_tokens: null, prefill_ms: null }, 500],
     [{ kind: "tool_call", step: 1, id: "c1", tool: "read_file", arguments: "{}", decision: "refused", reason: "x", result_chars: 10, result: "Refused: x" }, 600],
     [{ kind: "stop", status: "step_limit", steps: 1, tool_calls: 1, answer: "", reason: "r", elapsed_ms: 3000, prompt_tokens: 900, gen_tokens: 30 }, 3000],
   ]);

@@ -372,7 +372,7 @@ const CORE_MUTANTS: Mutant[] = [
   },
   {
     name: "a write follows a path swapped during approval",
-    file: "src/tools/write_file.ts",
+    file: "src/tools/file-write.ts",
     find: "if (now.real !== planned.real) throw",
     replace: "if (false) throw",
   },
@@ -480,14 +480,14 @@ const CORE_MUTANTS: Mutant[] = [
   },
   {
     name: "an edit overwrites a change made during approval",
-    file: "src/tools/edit_file.ts",
-    find: "if (readSmallText(file, MAX_EDIT_BYTES) !== before) {",
-    replace: "if (false) {",
+    file: "src/tools/file-write.ts",
+    find: "if (now !== sha256) throw new Refusal(",
+    replace: "if (false) throw new Refusal(",
   },
   {
     name: "writes not saved for undo",
-    file: "src/tools/write_file.ts",
-    find: "const saved = context.journal?.saveBefore(tool, file, content);",
+    file: "src/tools/file-write.ts",
+    find: "const saved = context.journal?.saveBefore(tool, file, after);",
     replace: "const saved = undefined as { failed(): void } | undefined;",
   },
   {
@@ -627,9 +627,9 @@ const CORE_MUTANTS: Mutant[] = [
   {
     name: "allow checked before deny",
     file: "src/core/policy.ts",
-    find: "    const denied = this.deny.find((rule) => ruleMatches(rule, tool, target));\n    if (denied) return { verdict: \"deny\", rule: denied.text };\n    const allowed = this.allow.find((rule) => ruleMatches(rule, tool, target));\n    if (allowed) return { verdict: \"allow\", rule: allowed.text };\n",
+    find: "    const denied = this.deny.find((rule) => targets.some((one) => ruleMatches(rule, tool, one)));\n    if (denied) return { verdict: \"deny\", rule: denied.text };\n    const allowed = this.allow.find((rule) => targets.every((one) => ruleMatches(rule, tool, one)));\n    if (allowed) return { verdict: \"allow\", rule: allowed.text };\n",
     replace:
-      "    const allowed = this.allow.find((rule) => ruleMatches(rule, tool, target));\n    if (allowed) return { verdict: \"allow\", rule: allowed.text };\n    const denied = this.deny.find((rule) => ruleMatches(rule, tool, target));\n    if (denied) return { verdict: \"deny\", rule: denied.text };\n",
+      "    const allowed = this.allow.find((rule) => targets.every((one) => ruleMatches(rule, tool, one)));\n    if (allowed) return { verdict: \"allow\", rule: allowed.text };\n    const denied = this.deny.find((rule) => targets.some((one) => ruleMatches(rule, tool, one)));\n    if (denied) return { verdict: \"deny\", rule: denied.text };\n",
   },
   {
     name: "needsApproval off for writes",

@@ -1,4 +1,5 @@
-import { lstatSync, mkdirSync, renameSync, writeFileSync } from "node:fs";
+import { lstatSync, renameSync, writeFileSync } from "node:fs";
+import { glassboxFolder, makeGlassboxFolder } from "../platform/glassbox-folder.ts";
 import { join } from "node:path";
 import { configFor, configText, detectChecks, snapshotProject, type Detection } from "../session/detect-checks.ts";
 import { workspaceRoot } from "../session/workspace-root.ts";
@@ -58,8 +59,7 @@ function occupied(path: string): boolean {
 
 /** Moves the old config into .glassbox/ under a dated name. */
 function setAside(root: string, path: string): string {
-  const folder = join(root, ".glassbox");
-  mkdirSync(folder, { recursive: true });
+  const folder = makeGlassboxFolder(glassboxFolder(root));
   const name = `${CONFIG_FILE}.${new Date().toISOString().replace(/[:.]/g, "-")}.bak`;
   renameSync(path, join(folder, name));
   return `.glassbox/${name}`;

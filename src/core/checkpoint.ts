@@ -17,7 +17,7 @@ export interface ApprovalRequest {
   target?: string;
   /** Why a person is asked: which rule sent it here. */
   why: string;
-  /** The file before and after, for write_file and edit_file. */
+  /** The file before and after, for the tools that change files. */
   change?: FileChange;
   /** For another party's tool (MCP): what the model read about it. */
   description?: string;
@@ -111,7 +111,7 @@ export class Checkpoint {
       return failed(error);
     }
 
-    const rules = this.options.policy.decide(tool.name, plan.target);
+    const rules = this.options.policy.decide(tool.name, plan.paths ?? plan.target);
     if (rules.verdict === "deny") return denied(`${tool.name} is denied by the rule ${rules.rule}; do not retry it, choose another approach.`);
     let reason = "";
     if (tool.needsApproval && rules.verdict !== "allow" && !this.alwaysDigests.has(digestKey(tool))) {

@@ -1,6 +1,8 @@
 /**
  * Approval rules as data: `TOOL` or `TOOL:GLOB`, the glob matched against the call's target
- * (its path argument, the check's name, or a command's line). Deny beats allow.
+ * (its path argument, the check's name, or a command's line). Deny beats allow. A call on two
+ * paths (move_file's `from` and `to`) is denied when a rule matches either and allowed only when
+ * one matches both.
  */
 export interface Rule {
   text: string;
@@ -98,10 +100,11 @@ export class Policy {
     this.deny = [...deny, ...BUILT_IN_DENY];
   }
 
-  decide(tool: string, target: string | undefined): PolicyVerdict {
-    const denied = this.deny.find((rule) => ruleMatches(rule, tool, target));
+  decide(tool: string, target: string | readonly string[] | undefined): PolicyVerdict {
+    const targets = typeof target === "object" ? target : [target];
+    const denied = this.deny.find((rule) => targets.some((one) => ruleMatches(rule, tool, one)));
     if (denied) return { verdict: "deny", rule: denied.text };
-    const allowed = this.allow.find((rule) => ruleMatches(rule, tool, target));
+    const allowed = this.allow.find((rule) => targets.every((one) => ruleMatches(rule, tool, one)));
     if (allowed) return { verdict: "allow", rule: allowed.text };
     return { verdict: "ask" };
   }

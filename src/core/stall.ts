@@ -19,7 +19,7 @@ export interface ObservedCall {
   target?: string;
 }
 
-const EDIT_TOOLS = new Set(["write_file", "edit_file"]);
+const EDIT_TOOLS = new Set(["write_file", "edit_file", "delete_file", "move_file"]);
 const LOOK_TOOLS = new Set(["read_file", "search_text", "find_files", "list_files"]);
 
 /**

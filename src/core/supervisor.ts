@@ -22,7 +22,7 @@ export interface SupervisorOptions {
   todo: TodoItem[];
 }
 
-const EDIT_TOOLS = new Set(["write_file", "edit_file"]);
+const EDIT_TOOLS = new Set(["write_file", "edit_file", "delete_file", "move_file"]);
 
 /**
  * The loop's discipline, kept out of the loop itself: stall rules, the verification gate, the

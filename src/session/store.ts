@@ -1,5 +1,6 @@
-import { appendFileSync, closeSync, existsSync, mkdirSync, openSync, readdirSync, readFileSync, readSync, statSync } from "node:fs";
-import { join } from "node:path";
+import { appendFileSync, closeSync, existsSync, openSync, readdirSync, readFileSync, readSync, statSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { glassboxFolder, makeGlassboxFolder } from "../platform/glassbox-folder.ts";
 import { z } from "zod";
 import { builtOnFirstParse } from "../core/zod-start.ts";
 import type { AgentEvent } from "../core/events.ts";
@@ -17,7 +18,7 @@ import { emptyContext, restoreContext, type ContextState } from "../core/context
  * appended, each in one write, so a killed glassbox leaves everything before its last line.
  */
 export function sessionsFolder(workspaceRoot: string): string {
-  return join(workspaceRoot, ".glassbox", "sessions");
+  return glassboxFolder(workspaceRoot, "sessions");
 }
 
 const VERSION = 1;
@@ -311,7 +312,7 @@ export class SavedSession {
 
   private open(): void {
     this.opened = true;
-    mkdirSync(join(this.path, ".."), { recursive: true });
+    makeGlassboxFolder(dirname(this.path));
     if (!existsSync(this.path)) {
       const header = { kind: "session", version: VERSION, session_id: this.id, started_at: iso(this.now()), workspace: this.workspaceRoot };
       appendFileSync(this.path, JSON.stringify(header) + "\n");

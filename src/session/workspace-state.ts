@@ -1,5 +1,6 @@
-import { mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
-import { dirname, join } from "node:path";
+import { readFileSync, renameSync, writeFileSync } from "node:fs";
+import { dirname } from "node:path";
+import { glassboxFolder, makeGlassboxFolder } from "../platform/glassbox-folder.ts";
 import { z } from "zod";
 import { PARSE_ONCE, builtOnFirstParse } from "../core/zod-start.ts";
 import type { Candidate } from "../model/discovery.ts";
@@ -17,7 +18,7 @@ const StateSchema = builtOnFirstParse(() =>
 type State = z.infer<typeof StateSchema>;
 
 export function statePath(workspaceRoot: string): string {
-  return join(workspaceRoot, ".glassbox", "state.json");
+  return glassboxFolder(workspaceRoot, "state.json");
 }
 
 /**
@@ -37,7 +38,7 @@ export function readState(workspaceRoot: string): State {
 export function rememberModel(workspaceRoot: string, candidate: Candidate, now: number): void {
   const path = statePath(workspaceRoot);
   const state = { ...readState(workspaceRoot), model: { spec: candidate.spec, name: candidate.name, chosen_at: new Date(now).toISOString() } };
-  mkdirSync(dirname(path), { recursive: true });
+  makeGlassboxFolder(dirname(path));
   writeFileSync(`${path}.tmp`, JSON.stringify(state, null, 2) + "\n");
   renameSync(`${path}.tmp`, path);
 }

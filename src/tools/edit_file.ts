@@ -1,66 +1,116 @@
 import { z } from "zod";
 import { defineTool, Refusal, type Tool } from "./tool.ts";
-import { numbered, readSmallText } from "./files.ts";
-import { stillResolvesTo, writeUndoable } from "./write_file.ts";
+import { numbered } from "./files.ts";
+import { readTextFile, writePlannedText, type PlannedText } from "./file-write.ts";
 import { syntaxProblem } from "./syntax.ts";
+import { applyEdits, type EditRequest, type Span } from "../core/text-edit.ts";
 import type { Checks } from "./checks.ts";
-
-const MAX_EDIT_BYTES = 2 * 1024 * 1024;
 
 /** Lines of context shown around an edited region. */
 const CONTEXT_LINES = 2;
 
+/** Regions of the edited file the result shows; the rest are counted. */
+const MAX_REGIONS = 10;
+
+const MAX_EDITS = 50;
+
+const oldText = z.string().min(1).max(100_000).describe("The exact text to replace, whitespace included");
+const newText = z.string().max(100_000).describe("The text to put in its place");
+const replaceAll = z.boolean().describe("Replace every exact occurrence of `old` instead of exactly one");
+
 /** edit_file, with the syntax checks the config adds for file types beyond TS, JS and JSON (`guarded` false: none at all). */
 export function makeEditFile(editChecks: Checks = {}, guarded = true): Tool {
   return defineTool({
-  name: "edit_file",
-  description:
-    "Replace one exact piece of text in a workspace file. `old` must occur exactly once in the file " +
-    "(include surrounding lines to make it unique). The result must still parse, or the edit is refused and the file stays as it was. " +
-    "Needs the user's approval.",
-  schema: z
-    .object({
-      path: z.string().min(1).max(1000).describe("File path relative to the workspace root"),
-      old: z.string().min(1).max(100_000).describe("The exact text to replace, whitespace included"),
-      new: z.string().max(100_000).describe("The text to put in its place"),
-    })
-    .strict(),
-  needsApproval: true,
-  async plan(args, context) {
-    const { workspace, signal } = context;
-    const file = workspace.resolve(args.path);
-    const before = readSmallText(file, MAX_EDIT_BYTES);
-    const count = before.split(args.old).length - 1;
-    if (count !== 1) {
-      throw new Refusal(
-        count === 0
-          ? `Argument \`old\` does not occur in ${file.relative}; read the file and copy the text exactly.`
-          : `Argument \`old\` occurs ${count} times in ${file.relative}; include more surrounding lines so it occurs exactly once.`,
-      );
-    }
-    const at = before.indexOf(args.old);
-    const after = before.slice(0, at) + args.new + before.slice(at + args.old.length);
-    const problem = guarded ? await syntaxProblem(file.relative, after, editChecks, signal) : null;
-    if (problem) throw new Refusal(`The edit would leave ${file.relative} unparseable (${problem}); the file is unchanged, so fix the edit and try again.`);
-    return {
-      target: file.relative,
-      change: { path: file.relative, before, after },
-      async execute() {
-        stillResolvesTo(workspace, args.path, file);
-        // Approval can take a while: if the file changed meanwhile, the edit would undo that change.
-        if (readSmallText(file, MAX_EDIT_BYTES) !== before) {
-          throw new Refusal(`Argument \`path\`: \`${file.relative}\` changed while the edit waited for approval; read it again and redo the edit.`);
+    name: "edit_file",
+    description:
+      "Replace exact text in a workspace file: `old` must occur exactly once (include surrounding lines to make it unique) unless `replace_all` is true. " +
+      "For several changes to one file, pass `edits: [{old, new, replace_all?}]` instead of `old`/`new`: they apply in order, and if one fails nothing is changed. " +
+      "When `old` differs from the file only in line endings, trailing spaces or indentation, the one place it fits is edited and the result says so. " +
+      "The result must still parse, or the edit is refused and the file stays as it was. Needs the user's approval.",
+    schema: z
+      .object({
+        path: z.string().min(1).max(1000).describe("File path relative to the workspace root"),
+        old: oldText.optional(),
+        new: newText.optional(),
+        replace_all: replaceAll.optional(),
+        edits: z
+          .array(z.object({ old: oldText, new: newText, replace_all: replaceAll.optional() }).strict())
+          .min(1)
+          .max(MAX_EDITS)
+          .optional()
+          .describe("Several edits to the file, applied in order, all or none (instead of old/new)"),
+      })
+      .strict()
+      .superRefine((args, context) => {
+        if (args.edits) {
+          if (args.old !== undefined || args.new !== undefined || args.replace_all !== undefined) {
+            context.addIssue({ code: "custom", path: ["edits"], message: "give either `old` and `new`, or `edits`, not both" });
+          }
+          return;
         }
-        writeUndoable(context, "edit_file", file, after);
-        const firstLine = before.slice(0, at).split("\n").length;
-        const lastLine = firstLine + Math.max(0, args.new.split("\n").length - 1);
-        const lines = after.split("\n");
-        const from = Math.max(1, firstLine - CONTEXT_LINES);
-        const to = Math.min(lines.length, lastLine + CONTEXT_LINES);
-        const region = lines.slice(from - 1, to).map((text, index) => numbered(from + index, text));
-        return `Edited ${file.relative}: lines ${firstLine}-${lastLine} now read (with ${CONTEXT_LINES} lines around):\n${region.join("\n")}`;
-      },
-    };
-  },
+        if (args.old === undefined) context.addIssue({ code: "custom", path: ["old"], message: "required" });
+        else if (args.new === undefined) context.addIssue({ code: "custom", path: ["new"], message: "required" });
+      }),
+    needsApproval: true,
+    async plan(args, context) {
+      const file = context.workspace.resolve(args.path);
+      const current = readTextFile(file);
+      const single = !args.edits;
+      const edits: EditRequest[] = args.edits ?? [{ old: args.old!, new: args.new!, replace_all: args.replace_all }];
+      const outcome = applyEdits(current.text, edits);
+      if (!outcome.ok) {
+        const which = single ? "`old`" : `\`edits[${outcome.index}].old\``;
+        const nothing = single || outcome.index === 0 ? "" : " (no edit was made, the ones before it included)";
+        const { what, detail, advice } = outcome.problem;
+        throw new Refusal(`Argument ${which} ${what} in ${file.relative}${detail}${nothing}; ${advice}.`);
+      }
+      const after = outcome.text;
+      const problem = guarded ? await syntaxProblem(file.relative, after, editChecks, context.signal) : null;
+      if (problem) throw new Refusal(`The edit would leave ${file.relative} unparseable (${problem}); the file is unchanged, so fix the edit and try again.`);
+      const planned: PlannedText = { file, path: args.path, argument: "path", current, after };
+      return {
+        target: file.relative,
+        change: { path: file.relative, before: current.text, after },
+        async execute() {
+          writePlannedText(context, "edit_file", planned);
+          return `Edited ${file.relative}${howMatched(outcome.loose, single)}: ${shownRegions(after, outcome.spans)}`;
+        },
+      };
+    },
   });
+}
+
+/** Says which edits did not match exactly, and what was set aside to match them. */
+function howMatched(loose: Array<string | null>, single: boolean): string {
+  if (single) return loose[0] ? ` (\`old\` ${loose[0]})` : "";
+  const notes = loose.flatMap((how, index) => (how ? [`edits[${index}].old ${how}`] : []));
+  return ` (${loose.length} edits${notes.length ? `; ${notes.join("; ")}` : ""})`;
+}
+
+/** The edited lines, numbered like read_file, with a few lines around each stretch. */
+function shownRegions(text: string, spans: Span[]): string {
+  const lines = text.split("\n");
+  const ranges = spans
+    .map((span) => {
+      const first = lineAt(text, span.start);
+      return [first, Math.max(first, lineAt(text, Math.max(span.start, span.end - 1)))] as const;
+    })
+    .sort((a, b) => a[0] - b[0]);
+  const names = ranges.map(([first, last]) => `${first}-${last}`);
+  const shown: Array<[number, number]> = [];
+  for (const [first, last] of ranges.slice(0, MAX_REGIONS)) {
+    const from = Math.max(1, first - CONTEXT_LINES);
+    const to = Math.min(lines.length, last + CONTEXT_LINES);
+    const previous = shown.at(-1);
+    if (previous && from <= previous[1] + 1) previous[1] = Math.max(previous[1], to);
+    else shown.push([from, to]);
+  }
+  const more = ranges.length > MAX_REGIONS ? `\n[… ${ranges.length - MAX_REGIONS} more edited places not shown]` : "";
+  const regions = shown.map(([from, to]) => lines.slice(from - 1, to).map((line, index) => numbered(from + index, line.replace(/\r$/, ""))).join("\n"));
+  return `lines ${names.join(", ")} now read (with ${CONTEXT_LINES} lines around):\n${regions.join("\n     …\n")}${more}`;
+}
+
+/** The 1-based line that holds offset `at`. */
+function lineAt(text: string, at: number): number {
+  return text.slice(0, at).split("\n").length;
 }

@@ -6,6 +6,8 @@ import { searchText } from "./search_text.ts";
 import { findFiles } from "./find_files.ts";
 import { writeFile } from "./write_file.ts";
 import { makeEditFile } from "./edit_file.ts";
+import { deleteFile } from "./delete_file.ts";
+import { moveFile } from "./move_file.ts";
 import { RUN_CHECK, makeRunCheck } from "./run_check.ts";
 import { makeRunCommand } from "./run_command.ts";
 import { currentTime } from "./current_time.ts";
@@ -27,7 +29,7 @@ export function defaultTools(
 ): Tool[] {
   const runCheck = makeRunCheck(checks, sandbox);
   const plan = components.plan_state ? [updateTodo] : [];
-  return [listFiles, readFile, searchText, findFiles, writeFile, makeEditFile(editChecks, components.guarded_edits), ...(runCheck ? [runCheck] : []), makeRunCommand(sandbox), currentTime, ...plan, finish];
+  return [listFiles, readFile, searchText, findFiles, writeFile, makeEditFile(editChecks, components.guarded_edits), deleteFile, moveFile, ...(runCheck ? [runCheck] : []), makeRunCommand(sandbox), currentTime, ...plan, finish];
 }
 
 /** Every tool name an approval rule may name, whether or not a run offers it. */

@@ -3,13 +3,7 @@ import type { Workspace } from "./workspace.ts";
 import type { Clock } from "../core/clock.ts";
 import type { ChangeJournal } from "../undo/journal.ts";
 
-/** A refusal the model can act on: one plain sentence, no paths of the user's machine. */
-export class Refusal extends Error {
-  constructor(sentence: string) {
-    super(sentence);
-    this.name = "Refusal";
-  }
-}
+export { Refusal } from "./refusal.ts";
 
 /** Plan state kept by the run, not by the conversation. */
 export interface TodoItem {
@@ -31,6 +25,8 @@ export interface ToolContext {
 export interface ToolPlan {
   /** What `TOOL:GLOB` rules match against: the path argument (workspace-relative) or the check name. */
   target?: string;
+  /** For a call on more than one path (move_file's from and to): the paths rules match instead of `target`. */
+  paths?: string[];
   /** For calls that change a file: the file before and after, for the person approving it. */
   change?: FileChange;
   execute(): Promise<string>;
@@ -47,9 +43,12 @@ export interface ToolPlan {
 
 export interface FileChange {
   path: string;
-  /** null: the file does not exist yet, or is too large to show. */
+  /** For a move: the path the file leaves (`path` is where it goes). */
+  from?: string;
+  /** null: the file does not exist yet. */
   before: string | null;
-  after: string;
+  /** null: the file is removed. */
+  after: string | null;
 }
 
 /** A failure the model may hear about in one plain sentence (a server's error, a timeout): decision `error`. */

@@ -1,10 +1,11 @@
-import { appendFileSync, mkdirSync } from "node:fs";
-import { join } from "node:path";
+import { appendFileSync } from "node:fs";
+import { dirname } from "node:path";
+import { glassboxFolder, makeGlassboxFolder } from "../platform/glassbox-folder.ts";
 import type { AgentEvent } from "../core/events.ts";
 
 /** Where a run's events go: `<workspace>/.glassbox/runs/<run_id>.jsonl`, a folder no tool can touch. */
 export function eventLogPath(workspaceRoot: string, runId: string): string {
-  return join(workspaceRoot, ".glassbox", "runs", `${runId}.jsonl`);
+  return glassboxFolder(workspaceRoot, "runs", `${runId}.jsonl`);
 }
 
 /**
@@ -14,7 +15,7 @@ export function eventLogPath(workspaceRoot: string, runId: string): string {
 export class EventLog {
   /** Creates the log file at once, so a workspace that cannot hold it fails before anything runs. */
   constructor(readonly path: string) {
-    mkdirSync(join(path, ".."), { recursive: true });
+    makeGlassboxFolder(dirname(path));
     appendFileSync(path, "");
   }
 

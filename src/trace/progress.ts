@@ -1,5 +1,6 @@
-import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
-import { dirname, join } from "node:path";
+import { existsSync, readFileSync, renameSync, writeFileSync } from "node:fs";
+import { dirname } from "node:path";
+import { glassboxFolder, makeGlassboxFolder } from "../platform/glassbox-folder.ts";
 import { z } from "zod";
 import { PARSE_ONCE, builtOnFirstParse } from "../core/zod-start.ts";
 
@@ -15,12 +16,12 @@ export type Progress = z.infer<typeof ProgressSchema>;
 
 /** The plan kept as state: `<workspace>/.glassbox/progress.json`, rewritten whole on every change. */
 export function progressPath(workspaceRoot: string): string {
-  return join(workspaceRoot, ".glassbox", "progress.json");
+  return glassboxFolder(workspaceRoot, "progress.json");
 }
 
 export function writeProgress(workspaceRoot: string, progress: Progress): void {
   const path = progressPath(workspaceRoot);
-  mkdirSync(dirname(path), { recursive: true });
+  makeGlassboxFolder(dirname(path));
   writeFileSync(`${path}.tmp`, JSON.stringify(progress, null, 2) + "\n");
   renameSync(`${path}.tmp`, path);
 }

@@ -1,8 +1,9 @@
-import { appendFileSync, mkdirSync, readFileSync, existsSync } from "node:fs";
-import { join, dirname } from "node:path";
+import { appendFileSync, readFileSync, existsSync } from "node:fs";
+import { dirname } from "node:path";
+import { glassboxFolder, makeGlassboxFolder } from "../platform/glassbox-folder.ts";
 
 export function wireLogPath(workspaceRoot: string): string {
-  return join(workspaceRoot, ".glassbox", "wire.jsonl");
+  return glassboxFolder(workspaceRoot, "wire.jsonl");
 }
 
 export type WireEntry =
@@ -51,7 +52,7 @@ export class WireLog {
 
   private append(line: string): void {
     // Made on first use, so a command that fails its checks leaves nothing behind.
-    if (!this.ready) mkdirSync(dirname(this.path), { recursive: true }), (this.ready = true);
+    if (!this.ready) makeGlassboxFolder(dirname(this.path)), (this.ready = true);
     appendFileSync(this.path, line + "\n");
   }
 }

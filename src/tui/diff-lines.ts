@@ -5,8 +5,15 @@ export type DiffKind = "add" | "remove" | "hunk" | "header" | "context";
 
 /** A change as unified-diff lines (from the `diff` library), each tagged with how to colour it. */
 export function diffLines(change: FileChange, maxLines = 2000): Array<{ kind: DiffKind; text: string }> {
-  const before = change.before ?? "";
-  const patch = createTwoFilesPatch(change.path, change.path, before, change.after, change.before === null ? "(new file)" : "now", "after", { context: 3 });
+  const patch = createTwoFilesPatch(
+    change.from ?? change.path,
+    change.path,
+    change.before ?? "",
+    change.after ?? "",
+    change.before === null ? "(new file)" : "now",
+    change.after === null ? "(deleted)" : "after",
+    { context: 3 },
+  );
   // Drop the "Index:" and "====" banner lines and the trailing empty line; keep the rest as it is.
   const lines = patch
     .split("\n")

@@ -1,12 +1,13 @@
-import { appendFileSync, copyFileSync, existsSync, mkdirSync, readFileSync, readdirSync } from "node:fs";
+import { appendFileSync, copyFileSync, existsSync, readFileSync, readdirSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { z } from "zod";
 import { builtOnFirstParse } from "../core/zod-start.ts";
+import { glassboxFolder, makeGlassboxFolder } from "../platform/glassbox-folder.ts";
 import type { ResolvedPath } from "../tools/workspace.ts";
 
 /** `<workspace>/.glassbox/undo/`: one folder per run that changed files. No tool can touch it. */
 export function undoRoot(workspaceRoot: string): string {
-  return join(workspaceRoot, ".glassbox", "undo");
+  return glassboxFolder(workspaceRoot, "undo");
 }
 
 export function undoFolder(workspaceRoot: string, runId: string): string {
@@ -29,9 +30,10 @@ const changeLine = () => {
       tool: z.string(),
       path: z.string().min(1),
       at: z.string(),
-      /** null: there was no file. */
-      before: z.object({ copy: z.string().regex(/^\d+\.before$/), sha256 }).strict().nullable(),
-      after_sha256: sha256,
+      /** null: there was no file. `mode`: its permission bits (absent in journals written before they were kept). */
+      before: z.object({ copy: z.string().regex(/^\d+\.before$/), sha256, mode: z.number().int().min(0).max(0o7777).optional() }).strict().nullable(),
+      /** null: the change removed the file (delete_file, or the old name of a move_file). */
+      after_sha256: sha256.nullable(),
     })
     .strict();
 };
@@ -88,21 +90,22 @@ export class ChangeJournal {
   }
 
   /**
-   * Saves what `file` holds right now, just before `content` replaces it. Call `failed()` on the
-   * result if the write then fails, so undo does not expect a change that never happened.
+   * Saves what `file` holds right now (bytes and mode), just before `after` replaces it (null: the
+   * file is about to be removed). Call `failed()` on the result if the change then fails, so undo
+   * does not expect a change that never happened.
    */
-  saveBefore(tool: string, file: ResolvedPath, content: string): { failed(): void } {
-    mkdirSync(this.folder, { recursive: true });
+  saveBefore(tool: string, file: ResolvedPath, after: Uint8Array | string | null): { failed(): void } {
+    makeGlassboxFolder(this.folder);
     const seq = ++this.seq;
     const copy = `${seq}.before`;
     let before: ChangeEntry["before"] = null;
     try {
       copyFileSync(file.real, join(this.folder, copy));
-      before = { copy, sha256: digest(readFileSync(join(this.folder, copy))) };
+      before = { copy, sha256: digest(readFileSync(join(this.folder, copy))), mode: statSync(file.real).mode & 0o7777 };
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw error;
     }
-    this.append({ kind: "change", seq, tool, path: file.relative, at: new Date().toISOString(), before, after_sha256: digest(content) });
+    this.append({ kind: "change", seq, tool, path: file.relative, at: new Date().toISOString(), before, after_sha256: after === null ? null : digest(after) });
     return { failed: () => this.append({ kind: "change_failed", seq }) };
   }
 

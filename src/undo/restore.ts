@@ -1,7 +1,7 @@
 import { copyFileSync, existsSync, mkdirSync, readFileSync, statSync, unlinkSync } from "node:fs";
 import { dirname, join, relative } from "node:path";
-import { Refusal } from "../tools/tool.ts";
-import { replaceWhole } from "../tools/write_file.ts";
+import { Refusal } from "../tools/refusal.ts";
+import { modeOf, replaceWhole } from "../tools/file-write.ts";
 import type { ResolvedPath, Workspace } from "../tools/workspace.ts";
 import { appendUndo, digest, journaledRuns, readJournal, undoFolder, type ChangeEntry, type UndoEntry } from "./journal.ts";
 
@@ -20,6 +20,8 @@ export interface FilePlan {
   forced?: "restore" | "remove";
   /** The copy saved before the run's first change to the file (restore). */
   saved?: string;
+  /** The permission bits the file had then. */
+  mode?: number;
   target?: ResolvedPath;
 }
 
@@ -69,15 +71,19 @@ function planFile(workspace: Workspace, runId: string, changes: ChangeEntry[]): 
   if (target.relative !== path) return skip(`not restored: the path now leads to ${target.relative} through a link`);
   if (target.stats && !target.stats.isFile()) return skip("not restored: it is no longer a regular file");
   let saved: string | undefined;
+  let mode: number | undefined;
   if (first.before) {
     saved = join(undoFolder(workspace.root, runId), first.before.copy);
     if (!existsSync(saved) || digest(readFileSync(saved)) !== first.before.sha256) return skip(`not restored: the copy saved before the run (${shown(workspace, saved)}) is missing or damaged`);
+    mode = first.before.mode ?? modeOf(saved) ?? undefined;
   }
   const undo = first.before ? "restore" : "remove";
   const now = target.stats ? digest(readFileSync(target.real)) : null;
-  if (now === last.after_sha256) return { path, action: undo, forceable: false, saved, target };
+  // Checked first: a file the run created and then deleted, or changed and changed back, needs nothing.
   if (now === (first.before?.sha256 ?? null)) return { path, action: "unchanged", reason: "it is already as it was before the run", forceable: false, target };
-  return { ...skip(`it was ${now === null ? "deleted" : "changed"} since glassbox wrote it`, undo), saved, target };
+  if (now === last.after_sha256) return { path, action: undo, forceable: false, saved, mode, target };
+  const since = now === null ? "deleted" : last.after_sha256 === null ? "created again" : "changed";
+  return { ...skip(`it was ${since} since glassbox ${last.after_sha256 === null ? "removed" : "wrote"} it`, undo), saved, mode, target };
 }
 
 export interface UndoOptions {
@@ -106,7 +112,7 @@ export function applyUndo(workspace: Workspace, runId: string, options: UndoOpti
       copyFileSync(file.target.real, copy);
       kept = shown(workspace, copy);
     }
-    if (action === "restore") replaceWhole(file.target!.real, (temporary) => copyFileSync(file.saved!, temporary));
+    if (action === "restore") replaceWhole(file.target!.real, (temporary) => copyFileSync(file.saved!, temporary), file.mode ?? null);
     else if (existsSync(file.target!.real) && statSync(file.target!.real).isFile()) unlinkSync(file.target!.real);
     return { path: file.path, action: action === "restore" ? "restored" : "removed", ...(kept ? { kept } : {}) };
   });

@@ -14,7 +14,7 @@ describe("parseRule", () => {
   });
 
   test("a rule naming an unknown tool is an error that names it", () => {
-    expect(() => rule("delete_file")).toThrow('unknown tool "delete_file"');
+    expect(() => rule("remove_file")).toThrow('unknown tool "remove_file"');
     expect(() => rule("delete_file:src/**")).toThrow('unknown tool "delete_file"');
   });
 

@@ -227,6 +227,8 @@ describe("the JSON Schema shown to the model is the validating zod schema", () =
     find_files: { pattern: "*" },
     write_file: { path: "a.txt", content: "" },
     edit_file: { path: "a.txt", old: "x", new: "" },
+    delete_file: { path: "a.txt" },
+    move_file: { from: "a.txt", to: "b.txt" },
     finish: { summary: "ok" },
     run_check: { name: "tests" },
     run_command: { argv: ["git", "status"] },

@@ -40,7 +40,7 @@ describe("successful edits", () => {
   const rows: Array<[label: string, old: string, replacement: string, after: string, lines: string]> = [
     ["one line", "three", "3", "one\ntwo\n3\ntwo\nfour\n", "lines 3-3"],
     ["made unique by context", "three\ntwo", "three\nTWO", "one\ntwo\nthree\nTWO\nfour\n", "lines 3-4"],
-    ["grows to more lines", "one\n", "one\none and a half\n", "one\none and a half\ntwo\nthree\ntwo\nfour\n", "lines 1-3"],
+    ["grows to more lines", "one\n", "one\none and a half\n", "one\none and a half\ntwo\nthree\ntwo\nfour\n", "lines 1-2"],
     ["a deletion", "three\n", "", "one\ntwo\ntwo\nfour\n", "lines 3-3"],
     ["replacement patterns stay literal", "four", "$&-$1-$$", "one\ntwo\nthree\ntwo\n$&-$1-$$\n", "lines 5-5"],
   ];
@@ -184,6 +184,6 @@ test("a file changed while the edit waited for approval is refused and keeps the
     return "yes";
   };
   const verdict = await gate(ws.root, { approver }).call("edit_file", { path: "f.txt", old: "three", new: "3" });
-  expectRefused(verdict, ws, "`path`", /changed while the edit waited for approval/);
+  expectRefused(verdict, ws, "`path`", /changed while the call waited for approval/);
   expect(read(ws.root, "f.txt")).toBe("one\ntwo\nthree\nedited by hand\n");
 });

@@ -2,7 +2,6 @@ import { describe, expect, test } from "bun:test";
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { Workspace } from "../../src/tools/workspace.ts";
-import { writeUndoable } from "../../src/tools/write_file.ts";
 import { ChangeJournal, digest, readJournal, undoFolder } from "../../src/undo/journal.ts";
 import { planUndo } from "../../src/undo/restore.ts";
 import { FakeClock } from "../helpers/run.ts";
@@ -18,10 +17,10 @@ function setUp() {
 
 describe("the undo journal", () => {
   test("saves the exact bytes that were there before the write, and the digest of what was written", () => {
-    const { root, workspace, journal, context } = setUp();
+    const { root, workspace, journal } = setUp();
     const bytes = Buffer.from([0xff, 0x00, 0x41, 0x0a]);
     writeFileSync(join(root, "data.bin"), bytes);
-    writeUndoable(context, "write_file", workspace.resolve("data.bin"), "text now\n");
+    journal.saveBefore("write_file", workspace.resolve("data.bin"), "text now\n");
     const [change] = readJournal(root, journal.runId)!.changes;
     expect(change).toMatchObject({ seq: 1, tool: "write_file", path: "data.bin", before: { copy: "1.before", sha256: digest(bytes) }, after_sha256: digest("text now\n") });
     expect(readFileSync(join(undoFolder(root, journal.runId), "1.before"))).toEqual(bytes);
@@ -35,11 +34,11 @@ describe("the undo journal", () => {
   });
 
   test("when what is there cannot be saved, nothing is written", () => {
-    const { root, workspace, journal, context } = setUp();
+    const { root, workspace, journal } = setUp();
     const target = workspace.resolve("notes.md");
-    // A folder appeared where the file should go: it cannot be copied, so the write does not happen.
+    // A folder appeared where the file should go: it cannot be copied, so nothing is announced.
     mkdirSync(join(root, "notes.md"));
-    expect(() => writeUndoable(context, "write_file", target, "x")).toThrow();
+    expect(() => journal.saveBefore("write_file", target, "x")).toThrow();
     expect(readJournal(root, journal.runId)).toBeNull();
   });
 

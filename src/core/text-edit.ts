@@ -135,7 +135,7 @@ export interface IndentMap {
 const SAME: IndentMap = { description: "", apply: (indent) => indent };
 
 /** Ratios of indentation units a re-typed block may have used against the file's (2 spaces for 4, 4 for 2, …). */
-const UNITS = [2, 3, 4, 8];
+const UNITS = [2, 4, 8];
 
 /**
  * The one way old's indentation maps to the file's over matched lines, or null: the same
@@ -170,7 +170,8 @@ function unitMap(pairs: Array<[old: string, file: string]>): IndentMap | null {
   const ratio = UNITS.flatMap((oldUnit) => UNITS.map((fileUnit) => [oldUnit, fileUnit] as const)).find(([oldUnit, fileUnit]) => oldUnit !== fileUnit && fileUnit / oldUnit === scale);
   if (!ratio) return null;
   const base = Math.round(f1 - scale * o1);
-  if (!widths.every(([old, file]) => Math.abs(file - (scale * old + base)) < 1e-9)) return null;
+  // Whole levels to whole levels: old's widths are steps of its unit, the shift is steps of the file's.
+  if (base % ratio[1] !== 0 || !widths.every(([old, file]) => old % ratio[0] === 0 && file === scale * old + base)) return null;
   const shift = base ? `, shifted by ${shown(" ".repeat(Math.abs(base)))}${base < 0 ? " back" : ""}` : "";
   return {
     description: `indentation of ${ratio[0]} spaces read as ${ratio[1]}${shift}`,
@@ -229,15 +230,15 @@ function looseEdit(text: string, old: string, replacement: string, eol: LineEndi
   );
   const region = lines.slice(first, first + oldLines.length);
   const ignored = [
-    oldBreaks(old).some((terminator, index) => index < region.length && region[index]!.terminator !== "" && region[index]!.terminator !== terminator) ? "line endings" : "",
-    region.some((line, index) => trailing(text.slice(line.start, line.end)) !== trailing(oldLines[index]!)) ? "trailing whitespace" : "",
+    oldBreaks(old).some((terminator, index) => index < region.length && region[index]!.terminator !== "" && region[index]!.terminator !== terminator) ? "line endings differ" : "",
+    region.some((line, index) => trailing(text.slice(line.start, line.end)) !== trailing(oldLines[index]!)) ? "trailing whitespace differs" : "",
     map.description,
   ].filter(Boolean);
   return {
     ok: true,
     text: text.slice(0, start) + written + text.slice(end),
     spans: [{ start, end: start + written.length }],
-    loose: `matched loosely (${ignored.join(", ") || "whitespace"} set aside)`,
+    loose: `matched loosely: ${ignored.join("; ") || "whitespace differs"}`,
   };
 }
 

@@ -14,10 +14,11 @@ export function diffLines(change: FileChange, maxLines = 2000): Array<{ kind: Di
     change.after === null ? "(deleted)" : "after",
     { context: 3 },
   );
-  // Drop the "Index:" and "====" banner lines and the trailing empty line; keep the rest as it is.
-  const lines = patch
-    .split("\n")
-    .slice(2)
+  // Drop the "Index:" and "====" banner lines (no "Index:" when the names differ, as in a move)
+  // and the trailing empty line; keep the rest as it is.
+  const all = patch.split("\n");
+  const lines = all
+    .slice(all.findIndex((line) => line.startsWith("--- ")))
     .filter((line) => line !== "" && line !== "\\ No newline at end of file");
   const kinds = lines.map((text) => ({
     kind: (text.startsWith("+++") || text.startsWith("---") ? "header" : text.startsWith("+") ? "add" : text.startsWith("-") ? "remove" : text.startsWith("@@") ? "hunk" : "context") as DiffKind,

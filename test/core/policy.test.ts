@@ -15,7 +15,7 @@ describe("parseRule", () => {
 
   test("a rule naming an unknown tool is an error that names it", () => {
     expect(() => rule("remove_file")).toThrow('unknown tool "remove_file"');
-    expect(() => rule("delete_file:src/**")).toThrow('unknown tool "delete_file"');
+    expect(() => rule("remove_file:src/**")).toThrow('unknown tool "remove_file"');
   });
 
   test("run_check is a known tool for rules even when no check is configured", () => {

@@ -2,14 +2,15 @@
  * The messages sent in a workspace, for ↑ and ↓: `.glassbox/history`, one JSON string a line,
  * oldest first, kept across restarts. Messages are kept as typed; slash commands are not kept.
  */
-import { appendFileSync, mkdirSync, readFileSync } from "node:fs";
-import { dirname, join } from "node:path";
+import { appendFileSync, readFileSync } from "node:fs";
+import { dirname } from "node:path";
+import { glassboxFolder, makeGlassboxFolder } from "../../platform/glassbox-folder.ts";
 
 /** The most messages read back at start: older ones stay in the file but are not walked. */
 export const HISTORY_KEPT = 1000;
 
 export function historyPath(workspaceRoot: string): string {
-  return join(workspaceRoot, ".glassbox", "history");
+  return glassboxFolder(workspaceRoot, "history");
 }
 
 /** Whether a message goes into the history: not empty, not a slash command. */
@@ -45,7 +46,7 @@ export class History {
     this.entries.push(message);
     this.at = this.entries.length;
     try {
-      mkdirSync(dirname(this.path), { recursive: true });
+      makeGlassboxFolder(dirname(this.path));
       appendFileSync(this.path, JSON.stringify(message) + "\n");
     } catch (error) {
       this.warn(`history not saved: cannot write .glassbox/history (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`);

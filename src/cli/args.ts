@@ -17,6 +17,8 @@ const OPTIONS = {
   record: { type: "string" },
   "no-execute": { type: "boolean" },
   "no-tools": { type: "boolean" },
+  "text-tool-calls": { type: "boolean" },
+  "no-text-tool-calls": { type: "boolean" },
   demo: { type: "boolean" },
   check: { type: "boolean" },
   "write-lock": { type: "boolean" },
@@ -123,6 +125,7 @@ export function parseCli(argv: string[]): CliArgs {
     record: values.record,
     execute: !values["no-execute"],
     offerTools: !values["no-tools"],
+    textToolCalls: textToolCalls(values),
     demo: values.demo ?? false,
     auditMode: auditMode(values),
     strictPrompt: values["strict-prompt"] ?? false,
@@ -183,6 +186,13 @@ function parseSeeds(text: string): number[] {
   const seeds = range ? Array.from({ length: Math.max(0, Number(range[2]) - Number(range[1]) + 1) }, (_, i) => Number(range[1]) + i) : text.split(",").map(Number);
   if (seeds.length === 0 || seeds.some((seed) => !Number.isInteger(seed) || seed < 0)) throw new UsageError(`--seeds "${text}" is not FIRST..LAST or a list like 1,2,3 of whole numbers`);
   return seeds;
+}
+
+/** --text-tool-calls / --no-text-tool-calls; neither: the config decides. */
+function textToolCalls(values: { "text-tool-calls"?: boolean; "no-text-tool-calls"?: boolean }): boolean | undefined {
+  if (values["text-tool-calls"] && values["no-text-tool-calls"]) throw new UsageError("--text-tool-calls and --no-text-tool-calls contradict each other; pass one");
+  if (values["no-text-tool-calls"]) return false;
+  return values["text-tool-calls"] ? true : undefined;
 }
 
 function auditMode(values: { check?: boolean; "write-lock"?: boolean; print?: boolean }): CliArgs["auditMode"] {

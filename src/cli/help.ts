@@ -41,6 +41,8 @@ const OPTIONS = `Options (TUI and run):
   --record FILE       write every model reply in the scripted-model format
   --no-execute        tools are offered, but every call is answered "not executed"
   --no-tools          send no tool declarations at all
+  --no-text-tool-calls  a tool call written in the reply's text is left as text
+                      (--text-tool-calls: recover them where the config turned it off)
   --show-prompt       (run) print the assembled system prompt, layer boundaries marked
   --strict-prompt     (run) prompt layers that drifted from prompts.lock are an error (exit 2)
   --resume            start with the todo list saved in .glassbox/progress.json

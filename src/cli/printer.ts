@@ -34,7 +34,7 @@ export function formatEvent(event: AgentEvent): string | null {
       return `[${event.step}] warning: the server counted ${event.reported_prompt_tokens} prompt tokens but about ${event.estimated_prompt_tokens} were sent; it probably cut the front of the prompt (raise num_ctx)`;
     case "tool_call": {
       const reason = event.reason ? `: ${event.reason}` : ` (${event.result_chars} chars)`;
-      return `[${event.step}] ${event.tool} ${oneLine(event.arguments, 120)} → ${event.decision}${reason}`;
+      return `[${event.step}] ${event.tool}${event.from_text ? " (written as text)" : ""} ${oneLine(event.arguments, 120)} → ${event.decision}${reason}`;
     }
     case "mcp_server":
       return `MCP server ${event.server}: ${event.state}, ${event.tools} tool(s)${event.reason ? ` — ${event.reason}` : ""}`;

@@ -5,6 +5,7 @@ import type { Clock } from "./clock.ts";
 import { clip } from "./clip.ts";
 import { validateArguments } from "./validate.ts";
 import { Policy, RUN_COMMAND, parseRule, type Rule } from "./policy.ts";
+import { offeredName } from "./tool-names.ts";
 import { Refusal, ToolFailure, type FileChange, type Tool, type TodoItem, type ToolPlan } from "../tools/tool.ts";
 import type { Workspace } from "../tools/workspace.ts";
 import type { ToolDeclaration } from "../model/types.ts";
@@ -45,6 +46,8 @@ export interface Verdict {
   target?: string;
   /** For checks that ran: whether they passed. */
   succeeded?: boolean;
+  /** The offered tool the call reached, when the model spelled its name otherwise. */
+  tool?: string;
 }
 
 export interface CheckpointOptions {
@@ -98,9 +101,18 @@ export class Checkpoint {
 
   async handle(call: ToolCallRequest, signal: AbortSignal): Promise<Verdict> {
     if (!this.options.execute) return refused(`${call.name.slice(0, 60)} was not executed: this run only records what the model asks for.`);
-    const tool = this.tools().find((candidate) => candidate.name === call.name);
+    const tools = this.tools();
+    const name = offeredName(call.name, tools.map((candidate) => candidate.name));
+    const tool = tools.find((candidate) => candidate.name === name);
     if (!tool) return refused(this.unknownTool(call.name));
+    if (tool.name === call.name) return this.handleTool(tool, call, signal);
+    // A loose spelling reaches the tool; the verdict says which, and how the model wrote it.
+    const verdict = await this.handleTool(tool, call, signal);
+    const spelling = `the model wrote ${JSON.stringify(call.name.slice(0, 60))}`;
+    return { ...verdict, tool: tool.name, reason: verdict.reason ? `${verdict.reason} (${spelling})` : spelling };
+  }
 
+  private async handleTool(tool: Tool, call: ToolCallRequest, signal: AbortSignal): Promise<Verdict> {
     let args: unknown;
     let plan: ToolPlan;
     try {

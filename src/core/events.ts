@@ -68,6 +68,8 @@ export type AgentEvent =
       result_chars: number;
       /** Exactly what the model was sent back (already clipped). */
       result: string;
+      /** The call was written in the reply's text, not the protocol's tool-call field. */
+      from_text?: true;
     }
   /** A stall rule fired; `message` is what the model is told after the turn's tool results. */
   | { kind: "stall"; rule: string; message: string }

@@ -54,6 +54,9 @@ interface Stop {
 /** A call's answer, and what it means for the run: a stop, or the gate's decision on a finish. */
 type CallOutcome = Verdict & { stop?: Stop; gate?: GateDecision };
 
+/** What the model is told after a reply with neither text nor a tool call. */
+const EMPTY_REPLY = "your reply was empty: call a tool or answer.";
+
 const USER_STOP: Stop = { status: "interrupted", reason: "the user stopped the run" };
 
 /**
@@ -101,6 +104,7 @@ export async function* runAgent(input: RunInput): AsyncGenerator<AgentEvent> {
   let promptTokens = 0;
   let genTokens = 0;
   let lastText = "";
+  let emptyBefore = false;
 
   yield {
     kind: "run_start",
@@ -183,6 +187,15 @@ export async function* runAgent(input: RunInput): AsyncGenerator<AgentEvent> {
       yield { kind: "truncation_suspected", step: steps, estimated_prompt_tokens: estimated, reported_prompt_tokens: reply.prompt_tokens };
     }
 
+    if (reply.tool_calls.length === 0 && !reply.content.trim()) {
+      // An empty reply is said to the model once; a second in a row ends the run.
+      if (emptyBefore) return yield stopEvent({ status: "model_error", reason: "the model's replies were empty twice in a row (no text, no tool call)" });
+      emptyBefore = true;
+      yield { kind: "stall", rule: "empty_reply", message: EMPTY_REPLY };
+      record.push({ role: "user", content: `[glassbox] ${EMPTY_REPLY}` });
+      continue;
+    }
+    emptyBefore = false;
     if (reply.tool_calls.length === 0) {
       return yield stopEvent({ status: "completed", reason: "the model answered without calling a tool", answer: reply.content });
     }
@@ -203,12 +216,13 @@ export async function* runAgent(input: RunInput): AsyncGenerator<AgentEvent> {
         kind: "tool_call",
         step: steps,
         id: call.id,
-        tool: call.name,
+        tool: verdict.tool ?? call.name,
         arguments: argumentsText(call.arguments),
         decision: verdict.decision,
         reason: verdict.reason,
         result_chars: verdict.content.length,
         result: verdict.content,
+        ...(call.from_text ? { from_text: true as const } : {}),
       };
       if (verdict.detail) yield { kind: "tool_error", step: steps, id: call.id, tool: call.name, detail: verdict.detail };
       if (verdict.decision !== "stopped") yield* say(supervisor.afterCall(call.name, key, verdict), notes);

@@ -4,6 +4,8 @@ export interface ToolCallRequest {
   name: string;
   /** Whatever the model sent: a JSON string from a wire protocol, any JSON value from a script. */
   arguments: unknown;
+  /** Recovered from the reply's text, not the protocol's tool-call field. */
+  from_text?: true;
 }
 
 export type Message =

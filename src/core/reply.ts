@@ -22,7 +22,7 @@ export class ReplyBuilder {
   // Pieces joined once at the end: appending a million tokens with += leaves a million string fragments alive.
   private content = new TextPieces();
   private thinking = new TextPieces();
-  private calls = new Map<number, { id?: string; name?: string; arguments?: unknown }>();
+  private calls = new Map<number, { id?: string; name?: string; arguments?: unknown; from_text?: true }>();
   private usage: Omit<Extract<ModelDelta, { type: "usage" }>, "type" | "timings"> | null = null;
   private finishReason: string | null = null;
 
@@ -50,6 +50,12 @@ export class ReplyBuilder {
       case "usage":
         this.usage = { prompt_tokens: delta.prompt_tokens, gen_tokens: delta.gen_tokens, tokens_per_second: delta.tokens_per_second, cached_tokens: delta.cached_tokens, prefill_ms: delta.prefill_ms };
         break;
+      case "text_calls":
+        // The calls become protocol calls with ids; the text keeps only the prose before them.
+        this.content.take();
+        this.content.add(delta.prose);
+        for (const call of delta.calls) this.calls.set(this.calls.size, { name: call.name, arguments: call.arguments, from_text: true });
+        break;
       case "notice":
         break;
       case "done":
@@ -76,6 +82,7 @@ export class ReplyBuilder {
         id: uniqueId(call.id, index),
         name: call.name ?? "",
         arguments: call.arguments ?? {},
+        ...(call.from_text ? { from_text: true as const } : {}),
       })),
       prompt_tokens: this.usage?.prompt_tokens ?? null,
       gen_tokens: this.usage?.gen_tokens ?? null,

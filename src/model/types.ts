@@ -1,4 +1,5 @@
 import type { Message } from "../core/messages.ts";
+import type { TextCall, TextCallForm } from "./text-calls/index.ts";
 
 /** What a model is shown of one tool: name, description and the JSON Schema of its arguments. */
 export interface ToolDeclaration {
@@ -33,7 +34,9 @@ export type ModelDelta =
     }
   | { type: "done"; finish_reason: string | null }
   /** Something the user should know about the server, said once (a fallback taken). */
-  | { type: "notice"; text: string };
+  | { type: "notice"; text: string }
+  /** After the reply: its text ended with tool calls written as text; `prose` is the text before them. */
+  | { type: "text_calls"; form: TextCallForm; prose: string; calls: TextCall[] };
 
 /**
  * Consecutive text (or thinking) deltas of one read from the socket, joined into one: a fast

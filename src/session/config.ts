@@ -40,6 +40,8 @@ export const ConfigSchema = z
     deny: z.array(z.string()).default([]),
     /** How checks are confined: "auto" where the platform allows, "require" refuses to run without, "off". */
     sandbox: z.enum(SANDBOX_MODES).default("auto"),
+    /** Tool calls a model writes in its reply's text (not the protocol's field) are recovered as calls. */
+    text_tool_calls: z.boolean().default(true),
   })
   .strict()
   .superRefine((config, context) => {

@@ -9,6 +9,7 @@ import type { AgentEvent } from "../core/events.ts";
 import { Workspace } from "../tools/workspace.ts";
 import { TOOL_NAMES, defaultTools } from "../tools/index.ts";
 import { RecordingModel } from "../model/recorder.ts";
+import { TextCallModel } from "../model/text-call-model.ts";
 import { ModelError, type ModelClient } from "../model/types.ts";
 import { assemble, collectLayers, LayerError, type PromptLayer } from "../prompt/layers.ts";
 import { compareToLock, formatFinding, readLock } from "../prompt/lock.ts";
@@ -70,6 +71,8 @@ export interface SessionArgs {
   limits: LimitOverrides;
   record?: string;
   execute: boolean;
+  /** --text-tool-calls (true) or --no-text-tool-calls (false); absent: the config's `text_tool_calls`. */
+  textToolCalls?: boolean;
   offerTools: boolean;
   strictPrompt: boolean;
   resume: boolean;
@@ -119,12 +122,9 @@ export function openSession(args: SessionArgs, approver?: Approver, clock: Clock
   const modelFor = (spec: string): ModelClient => {
     // The demo's model is built in; in the TUI it streams at a model's pace.
     const model = spec === DEMO_MODEL ? demoModel(args.command === "tui" ? DEMO_PACE_MS : 0) : createModel(parseModelSpec(spec, args.baseUrl), spec, config.model_options, wire);
-    if (!args.record) return model;
-    try {
-      return new RecordingModel(model, resolve(args.record));
-    } catch (error) {
-      throw new UsageError(`--record: cannot write ${resolve(args.record)} (${(error as NodeJS.ErrnoException).code ?? (error as Error).message}); check the path`);
-    }
+    // Outside the recorder: a recording keeps the raw text, and replaying it recovers the calls again.
+    const recorded = args.record ? recording(model, resolve(args.record)) : model;
+    return (args.textToolCalls ?? config.text_tool_calls) ? new TextCallModel(recorded) : recorded;
   };
   const model = spec === null ? NO_MODEL : modelFor(spec);
   const choice = chooseSandbox({ mode: config.sandbox, network: Object.values(config.checks).some((check) => check.network === true) });
@@ -197,6 +197,14 @@ function safeLock(root: string) {
     return readLock(root);
   } catch {
     return null;
+  }
+}
+
+function recording(model: ModelClient, file: string): ModelClient {
+  try {
+    return new RecordingModel(model, file);
+  } catch (error) {
+    throw new UsageError(`--record: cannot write ${file} (${(error as NodeJS.ErrnoException).code ?? (error as Error).message}); check the path`);
   }
 }
 

@@ -28,7 +28,7 @@ export const UNANSWERED = "Not run: the session ended before this call was answe
 
 /** A saved session's lines; built on the first read, since most starts read none. */
 const LineSchema = builtOnFirstParse(() => {
-  const ToolCallSchema = z.object({ id: z.string(), name: z.string(), arguments: z.unknown() }).strict();
+  const ToolCallSchema = z.object({ id: z.string(), name: z.string(), arguments: z.unknown(), from_text: z.literal(true).optional() }).strict();
   const MessageSchema = z.discriminatedUnion("role", [
     z.object({ role: z.literal("system"), content: z.string() }).strict(),
     z.object({ role: z.literal("user"), content: z.string() }).strict(),

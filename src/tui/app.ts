@@ -385,7 +385,7 @@ class TuiApp {
         t.newline();
         break;
       case "tool_call": {
-        t.line(`⚙ ${event.tool} ${event.arguments}`, "tool");
+        t.line(`⚙ ${event.tool}${event.from_text ? " (written as text)" : ""} ${event.arguments}`, "tool");
         const lines = event.result.split("\n");
         const preview = lines.slice(0, 4).join("\n") + (lines.length > 4 ? `\n… ${lines.length - 4} more lines (${event.result_chars} chars)` : "");
         t.line(`  ${event.decision}: ${preview}`, "result");

@@ -350,3 +350,40 @@ test("--resume with nothing saved is a usage error", async () => {
   expect(result.code).toBe(2);
   expect(result.stderr).toContain("nothing to resume");
 });
+
+describe("tool calls written as text (issue 23's new user: qwen2.5-coder's bare JSON)", () => {
+  const asText = () => scriptFile([{ content: '{"name": "read_file", "arguments": {"path": "README.md"}}' }, { content: "It is a version helper." }]);
+
+  test("by default the call runs, marked from_text in the log and the printed events", async () => {
+    const ws = makeWorkspace();
+    const result = await run(ws.root, asText());
+    expect(result.code).toBe(0);
+    expect(callsOf(result)).toEqual([expect.objectContaining({ tool: "read_file", decision: "allowed", from_text: true })]);
+    expect(stopOf(result)).toMatchObject({ status: "completed", answer: "It is a version helper." });
+    expect(logLines(ws.root).some((line) => line.includes('"from_text":true'))).toBe(true);
+  });
+
+  test("--no-text-tool-calls leaves the text as the answer", async () => {
+    const ws = makeWorkspace();
+    const result = await run(ws.root, asText(), "--no-text-tool-calls");
+    expect(callsOf(result)).toHaveLength(0);
+    expect(stopOf(result)).toMatchObject({ status: "completed", answer: '{"name": "read_file", "arguments": {"path": "README.md"}}' });
+  });
+
+  test('"text_tool_calls": false in the config switches it off; --text-tool-calls turns it on again', async () => {
+    const ws = makeWorkspace();
+    const config = join(tempFolder("config"), "off.json");
+    writeFileSync(config, JSON.stringify({ text_tool_calls: false }));
+    const off = await run(ws.root, asText(), "--config", config);
+    expect(callsOf(off)).toHaveLength(0);
+    const on = await run(ws.root, asText(), "--config", config, "--text-tool-calls");
+    expect(callsOf(on)).toEqual([expect.objectContaining({ tool: "read_file", from_text: true })]);
+  }, 30_000);
+
+  test("both flags at once are a usage error", async () => {
+    const ws = makeWorkspace();
+    const result = await run(ws.root, asText(), "--text-tool-calls", "--no-text-tool-calls");
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain("contradict");
+  });
+});

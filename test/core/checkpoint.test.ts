@@ -408,3 +408,49 @@ describe("a yes that comes too late", () => {
     });
   }
 });
+
+describe("tool names spelled loosely", () => {
+  const named = (name: string) => defineTool({ name, description: name, schema: z.object({}).strict(), needsApproval: false, plan: async () => ({ execute: async () => `ran ${name}` }) });
+
+  test("a name that differs from an offered one only by case or -/_ reaches that tool; the reason says how the model wrote it", async () => {
+    const ws = makeWorkspace();
+    const run = await runScripted(
+      [call("Read-File", { path: "README.md" }, "c1"), call("CURRENT_TIME", {}, "c2"), { content: "done" }],
+      { workspace: ws.root },
+    );
+    expectWellFormedRun(run);
+    expect(run.calls.map((event) => [event.tool, event.decision, event.reason])).toEqual([
+      ["read_file", "allowed", 'the model wrote "Read-File"'],
+      ["current_time", "allowed", 'the model wrote "CURRENT_TIME"'],
+    ]);
+    expect(toolMessagesAfter(run, 1)[0]!.content).toContain("semver-lite");
+  });
+
+  test("a refusal keeps its sentence and adds the spelling", async () => {
+    const ws = makeWorkspace();
+    const run = await runScripted([call("READ_FILE", { path: "../out.txt" }), { content: "done" }], { workspace: ws.root });
+    expect(run.calls[0]!.decision).toBe("refused");
+    expect(run.calls[0]!.reason).toEndWith('(the model wrote "READ_FILE")');
+  });
+
+  test("two offered names that collide loosely are reached exactly only", async () => {
+    const ws = makeWorkspace();
+    const run = await runScripted([call("notes_read", {}, "a"), call("Notes-Read", {}, "b"), call("NOTES_READ", {}, "c"), { content: "done" }], {
+      workspace: ws.root,
+      tools: [named("notes_read"), named("Notes-Read")],
+    });
+    expect(run.calls.map((event) => [event.tool, event.decision])).toEqual([
+      ["notes_read", "allowed"],
+      ["Notes-Read", "allowed"],
+      ["NOTES_READ", "refused"],
+    ]);
+    expect(toolMessagesAfter(run, 1)[0]!.content).toBe("ran notes_read");
+    expect(toolMessagesAfter(run, 2)[0]!.content).toBe("ran Notes-Read");
+  });
+
+  test("a name that is more than a loose spelling is unknown", async () => {
+    const ws = makeWorkspace();
+    const run = await runScripted([call("readfile", { path: "README.md" }), { content: "done" }], { workspace: ws.root });
+    expect(run.calls[0]).toMatchObject({ tool: "readfile", decision: "refused" });
+  });
+});

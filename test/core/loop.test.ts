@@ -545,3 +545,33 @@ test("repeated or missing tool-call ids are made unique, so every tool message n
   expect(new Set(ids).size).toBe(3);
   expect(ids[0]).toBe("same");
 });
+
+describe("empty replies", () => {
+  test("one empty reply is named to the model once, and the run goes on", async () => {
+    const ws = makeWorkspace();
+    const run = await runScripted([{ content: "  \n", thinking: "hmm" }, { content: "It is a version helper." }], { workspace: ws.root });
+    expectWellFormedRun(run);
+    expect(run.stop).toMatchObject({ status: "completed", answer: "It is a version helper.", steps: 2 });
+    expect(run.events.find((event) => event.kind === "stall")).toMatchObject({ rule: "empty_reply" });
+    const last = run.model.requests[1]!.messages.at(-1)!;
+    expect(last).toMatchObject({ role: "user" });
+    expect(last.content).toContain("your reply was empty: call a tool or answer");
+  });
+
+  test("a second empty reply in a row stops the run as model_error saying the replies were empty", async () => {
+    const ws = makeWorkspace();
+    const run = await runScripted([{ content: "" }, { content: "" }, { content: "never asked" }], { workspace: ws.root });
+    expectWellFormedRun(run);
+    expect(run.stop.status).toBe("model_error");
+    expect(run.stop.reason).toContain("replies were empty");
+    expect(run.stop.steps).toBe(2);
+    expect(run.events.filter((event) => event.kind === "stall")).toHaveLength(1);
+  });
+
+  test("empty replies that are not in a row are each named once", async () => {
+    const ws = makeWorkspace();
+    const run = await runScripted([{ content: "" }, call("current_time"), { content: "" }, { content: "done" }], { workspace: ws.root });
+    expect(run.stop).toMatchObject({ status: "completed", answer: "done" });
+    expect(run.events.filter((event) => event.kind === "stall" && event.rule === "empty_reply")).toHaveLength(2);
+  });
+});

@@ -26,3 +26,14 @@ test("the builder hands its text over and keeps none, so a finished reply lives 
   // A builder held by a finished stream (the wire log's) must not keep a second copy alive.
   expect(builder.result(1).content).toBe("");
 });
+
+test("calls recovered from the text become calls with ids; the text keeps only the prose before them", () => {
+  const builder = new ReplyBuilder();
+  builder.add({ type: "text", text: 'Reading it.\n{"name": "read_file", ' });
+  builder.add({ type: "text", text: '"arguments": {"path": "a.ts"}}' });
+  builder.add({ type: "done", finish_reason: "stop" });
+  builder.add({ type: "text_calls", form: "json", prose: "Reading it.", calls: [{ name: "read_file", arguments: { path: "a.ts" } }] });
+  const reply = builder.result(3);
+  expect(reply.content).toBe("Reading it.");
+  expect(reply.tool_calls).toEqual([{ id: "s3c1", name: "read_file", arguments: { path: "a.ts" }, from_text: true }]);
+});

@@ -7,6 +7,7 @@ import type { Message } from "../../src/core/messages.ts";
 import type { Clock } from "../../src/core/clock.ts";
 import { ScriptSchema, ScriptedModel, type ScriptedReply } from "../../src/model/scripted.ts";
 import type { ModelClient, ModelRequest } from "../../src/model/types.ts";
+import { TextCallModel } from "../../src/model/text-call-model.ts";
 import { Workspace } from "../../src/tools/workspace.ts";
 import { TOOL_NAMES, defaultTools } from "../../src/tools/index.ts";
 import type { Checks } from "../../src/tools/checks.ts";
@@ -77,6 +78,8 @@ export interface RunOptions {
   respond?: (request: ModelRequest) => ScriptedReply | null;
   discipline?: RunInput["discipline"];
   contextWindow?: number;
+  /** Tool calls written in the reply's text are recovered, as a session does by default. */
+  textCalls?: boolean;
 }
 
 /** Runs the real loop and checkpoint against a scripted model: no server, no person. */
@@ -101,7 +104,7 @@ export async function runScripted(replies: ScriptedReply[], options: RunOptions,
     runId: "test-run",
     task,
     systemPrompt: options.systemPrompt ?? "You are a test.",
-    model,
+    model: options.textCalls ? new TextCallModel(model) : model,
     checkpoint,
     offerTools: options.offerTools ?? true,
     limits,

@@ -36,10 +36,12 @@ export class VerdictsPane extends Pane {
 
   add(call: ToolCall): void {
     // The decision must stay on screen: the arguments get at most what the pane's width leaves.
-    const room = this.innerWidth() - `${call.step} ${call.tool}  ${call.decision}`.length;
+    // A call recovered from the reply's text is marked: the model did not use the protocol's field.
+    const tool = call.from_text ? `${call.tool} (text)` : call.tool;
+    const room = this.innerWidth() - `${call.step} ${tool}  ${call.decision}`.length;
     const args = shorten(call.arguments.replace(/\s+/g, " "), Math.max(8, Math.min(40, room)));
     const reason = call.reason ? ` ${shorten(call.reason, 200)}` : "";
-    this.push(`${call.step} ${safeTagged(call.tool)} ${safeTagged(args)} ${paint(DECISION_COLOR[call.decision], call.decision)}${safeTagged(reason)}`, call);
+    this.push(`${call.step} ${safeTagged(tool)} ${safeTagged(args)} ${paint(DECISION_COLOR[call.decision], call.decision)}${safeTagged(reason)}`, call);
   }
 
   /** A line that is not a tool call (a stall warning, a gate decision, a notice). */

@@ -1,0 +1,33 @@
+import { recoverTextCalls } from "./text-calls/index.ts";
+import type { ModelClient, ModelDelta, ModelRequest } from "./types.ts";
+
+/**
+ * Wraps any model so tool calls written in its reply's text reach the loop as calls: every
+ * delta passes through as it streams (the wire log, inside the adapter, keeps the raw text), and
+ * when a reply with no protocol tool call ends with calls in a known form, one `text_calls` delta
+ * follows. Only the text channel is read, never thinking.
+ */
+export class TextCallModel implements ModelClient {
+  readonly contextSize?: ModelClient["contextSize"];
+
+  constructor(private readonly inner: ModelClient) {
+    if (inner.contextSize) this.contextSize = (signal) => inner.contextSize!(signal);
+  }
+
+  get name(): string {
+    return this.inner.name;
+  }
+
+  async *reply(request: ModelRequest): AsyncIterable<ModelDelta> {
+    const text: string[] = [];
+    let protocolCalls = false;
+    for await (const delta of this.inner.reply(request)) {
+      if (delta.type === "text") text.push(delta.text);
+      else if (delta.type === "tool_call") protocolCalls = true;
+      yield delta;
+    }
+    if (protocolCalls) return;
+    const recovered = recoverTextCalls(text.join(""), request.tools);
+    if (recovered) yield { type: "text_calls", ...recovered };
+  }
+}

@@ -1,6 +1,6 @@
 import type { AgentEvent } from "../core/events.ts";
 import type { Limits } from "../core/limits.ts";
-import type { Meter } from "./meters.ts";
+import { cacheText, type Meter } from "./meters.ts";
 
 /** What the meters and the status line show, folded from the event stream. */
 export interface RunView {
@@ -19,6 +19,10 @@ export interface RunView {
   streamPieces: number;
   streamStartedAt: number | null;
   tokensPerSecond: number | null;
+  /** The prompt cache: the share of the last prompt the server reused, its prefill time, the run's total (null: not reported). */
+  reusedShare: number | null;
+  lastPrefillMs: number | null;
+  runPrefillMs: number | null;
 }
 
 /** `contextSize`: the window when it is known before any server says (a scripted model's num_ctx). */
@@ -37,6 +41,9 @@ export function emptyView(limits: Limits, contextSize: number | null = null): Ru
     streamPieces: 0,
     streamStartedAt: null,
     tokensPerSecond: null,
+    reusedShare: null,
+    lastPrefillMs: null,
+    runPrefillMs: null,
   };
 }
 
@@ -61,6 +68,10 @@ export function fold(view: RunView, event: AgentEvent, now: number): RunView {
         genTokens: view.genTokens + (event.gen_tokens ?? view.streamPieces),
         contextUsed: prompt + (event.gen_tokens ?? view.streamPieces),
         tokensPerSecond: event.tokens_per_second ?? view.tokensPerSecond,
+        // A session saved before these fields existed has them absent: read as not reported.
+        reusedShare: typeof event.cached_tokens === "number" && event.prompt_tokens ? event.cached_tokens / event.prompt_tokens : null,
+        lastPrefillMs: event.prefill_ms ?? null,
+        runPrefillMs: typeof event.prefill_ms === "number" ? (view.runPrefillMs ?? 0) + event.prefill_ms : view.runPrefillMs,
         state: event.tool_calls ? "running tools" : view.state,
         streamStartedAt: null,
       };
@@ -98,5 +109,6 @@ export function meters(view: RunView, now: number): Meter[] {
     { label: "context", value: view.contextUsed + streamed, limit: view.contextSize },
     { label: "time", value: Math.round(elapsed), limit: view.limits.deadline_seconds, unit: "s" },
     { label: "tok/s", value: view.streamStartedAt !== null || view.tokensPerSecond !== null ? Math.round((view.tokensPerSecond ?? 0) * 10) / 10 : 0, limit: null },
+    { label: "cache", value: view.reusedShare ?? 0, limit: null, text: cacheText(view.reusedShare, view.lastPrefillMs, view.runPrefillMs) },
   ];
 }

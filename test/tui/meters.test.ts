@@ -32,3 +32,10 @@ test("a meter line fits its width, and its bar fills in proportion", () => {
 test("compact figures", () => {
   expect([compact(999), compact(1234), compact(12_345), compact(1_234_567)]).toEqual(["999", "1.2k", "12k", "1.2M"]);
 });
+
+test("a text row is its label and text, never a bar, never a warning colour, cut to the width", () => {
+  const row = { label: "cache", value: 0.92, limit: null, text: "92% reused 0.65s · run 3.9s" };
+  expect(meterLine(row, 40)).toBe("cache    92% reused 0.65s · run 3.9s");
+  expect(meterLine(row, 20)).toBe("cache    92% reused ");
+  expect(level({ ...row, value: 0.99, limit: 1 })).toBe("ok");
+});

@@ -53,3 +53,19 @@ test("a window known before the first run (a scripted model's num_ctx) gives the
   expect(meter()).toMatchObject({ value: 3000, limit: 8192 });
   expect(meterLine(meter(), 40)).toBe(`context  ${"█".repeat(8)}${"░".repeat(13)} 3.0k/8.2k`);
 });
+
+test("the cache row: the last prompt's reused share and prefill time, the run's total prefill; unreported figures are ?", () => {
+  const reply = (step: number, prompt: number, cached: number | null, prefill: number | null): [AgentEvent, number] => [
+    { kind: "model_reply", step, text: "", text_chars: 0, tool_calls: 1, prompt_tokens: prompt, gen_tokens: 10, tokens_per_second: 20, finish_reason: "tool_calls", cached_tokens: cached, prefill_ms: prefill },
+    step * 1000,
+  ];
+  const row = (view: ReturnType<typeof play>) => meterLine(meters(view, 0).find((meter) => meter.label === "cache")!, 40);
+  expect(row(play([[start, 0]]))).toBe("cache    —");
+  // llama.cpp: 2,300 of 2,500 tokens from the cache, 650 ms for the rest; then a step that reused nothing.
+  expect(row(play([[start, 0], reply(1, 1000, 0, 3200), reply(2, 2500, 2300, 650)]))).toBe("cache    92% reused 0.65s · run 3.9s");
+  expect(row(play([[start, 0], reply(1, 1000, 0, 3200), reply(2, 2500, 2300, 650), reply(3, 4000, 0, 12_400)]))).toBe("cache    0% reused 12s · run 16s");
+  // Ollama: a prefill time, no cache figure.
+  expect(row(play([[start, 0], reply(1, 1000, null, 301)]))).toBe("cache    ? reused 0.30s · run 0.30s");
+  // A new run starts its total over.
+  expect(row(play([[start, 0], reply(1, 1000, 0, 3200), [start, 5000]]))).toBe("cache    —");
+});

@@ -1,6 +1,6 @@
 import type { Config } from "../session/config.ts";
 import { chooseSandbox } from "../sandbox/detect.ts";
-import type { Finding } from "./doctor.ts";
+import type { Finding } from "./doctor-finding.ts";
 
 /** doctor's sandbox line: what confines the checks, or what is missing and how to get it. */
 export function sandboxFinding(config: Config, env: Record<string, string | undefined> = process.env): Finding {

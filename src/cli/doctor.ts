@@ -8,13 +8,11 @@ import { START_A_SERVER, describeCandidate, findModels, silentServers } from "..
 import { modelContextLength } from "../model/ollama.ts";
 import { ModelOptionsSchema, type ModelOptions } from "../model/options.ts";
 import { sandboxFinding } from "./doctor-sandbox.ts";
+import type { Finding } from "./doctor-finding.ts";
+import { toolCallProbe } from "./doctor-tool-calls.ts";
 
-export interface Finding {
-  ok: boolean;
-  text: string;
-  /** What to do about it, for a finding that is not ok. */
-  fix?: string;
-}
+/** Room for a tool call (and a thinking model's preamble) in the probe's reply; the round trip needs 8. */
+const PROBE_TOKENS = 512;
 
 const START_SERVER = {
   llamacpp: "start it: llama-server -m MODEL.gguf --jinja --port 8080 (or pass --model llamacpp:URL)",
@@ -31,7 +29,7 @@ export async function doctor(args: CliArgs, out: (line: string) => void = (line)
   if (typeof specText === "number") return specText;
   const spec = parseModelSpec(specText, args.baseUrl);
   out(`glassbox doctor · model ${specText}`);
-  const findings = [sandboxFinding(config), ...(await probe(spec, specText, ModelOptionsSchema.parse({ ...config.model_options, max_tokens: 8 })))];
+  const findings = [sandboxFinding(config), ...(await probe(spec, specText, config.model_options))];
   for (const finding of findings) out(`${finding.ok ? "ok  " : "FAIL"}  ${finding.text}${finding.fix ? `\n      fix: ${finding.fix}` : ""}`);
   return findings.every((finding) => finding.ok) ? 0 : 1;
 }
@@ -56,7 +54,8 @@ async function discovered(baseUrl: string | undefined, out: (line: string) => vo
   return found.candidates[0]!.spec;
 }
 
-async function probe(spec: ModelSpec, name: string, options: ModelOptions): Promise<Finding[]> {
+async function probe(spec: ModelSpec, name: string, configured: ModelOptions): Promise<Finding[]> {
+  const options = ModelOptionsSchema.parse({ ...configured, max_tokens: 8 });
   const signal = AbortSignal.timeout(15_000);
   if (spec.kind === "scripted") {
     const script = loadScript(spec.file);
@@ -117,6 +116,8 @@ async function probe(spec: ModelSpec, name: string, options: ModelOptions): Prom
     );
   }
   findings.push(await roundTrip(spec, name, options, signal));
+  const probeModel = createModel(spec, name, ModelOptionsSchema.parse({ ...configured, max_tokens: PROBE_TOKENS }));
+  findings.push(await toolCallProbe(probeModel, spec.kind, signal));
   return findings;
 }
 

@@ -18,7 +18,7 @@ const USAGES: Usage[] = [
   { command: "audit", usage: "glassbox audit [--workspace DIR] [--check | --write-lock | --print]", what: "prompt-layer and MCP tool inventory; --check fails on drift from prompts.lock" },
   { command: "mcp", usage: "glassbox mcp list | trust NAME | forget NAME", what: "MCP servers, their trust and their tools' digests" },
   { command: "wire", usage: "glassbox wire [--workspace DIR]", what: "one line per logged model request / response" },
-  { command: "doctor", usage: "glassbox doctor [--model SPEC]", what: "probe the model server: reachable, model present, context size" },
+  { command: "doctor", usage: "glassbox doctor [--model SPEC]", what: "probe the model server: reachable, model present, context size, tool calls" },
   { command: "eval", usage: "glassbox eval --tasks DIR --model SPEC [--seeds 1..10] [--config A.json]... [--jobs N] [--shard K/N] [--out DIR]", what: "run a task set per seed, one arm per --config (in OUT/<arm>/), N runs at once; a table per arm, each arm against the first" },
   { command: "eval", usage: "glassbox eval --resume OUT [--jobs N] [--base-url URL]", what: "finish an interrupted eval: finished runs are kept, the rest run" },
   { command: "eval", usage: "glassbox eval --replay RUNS_DIR [--config B.json] [--out DIR]", what: "feed recorded replies back through the current harness" },

@@ -1,8 +1,11 @@
-import { expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import { doctor } from "../../src/cli/doctor.ts";
 import { parseCli } from "../../src/cli/args.ts";
 import { makeWorkspace } from "../helpers/workspace.ts";
-import { llamaCppServer, llamaCppTextScene, ollamaExample, ollamaServer } from "../helpers/fake-server.ts";
+import { llamaCppServer, llamaCppTextScene, llamaCppToolCallScene, ollamaExample, ollamaServer, ollamaToolCallScene, type SeenRequest } from "../helpers/fake-server.ts";
+
+/** The doctor's one request that offers tools is its tool-call probe. */
+const probing = (request: SeenRequest) => Array.isArray(request.body?.tools) && request.body.tools.length > 0;
 
 async function runDoctor(argv: string[]): Promise<{ code: number; lines: string[] }> {
   const ws = makeWorkspace();
@@ -12,7 +15,7 @@ async function runDoctor(argv: string[]): Promise<{ code: number; lines: string[
 }
 
 test("llama.cpp: up, models, real context size, tool support, a timed round trip", async () => {
-  const server = llamaCppServer(() => llamaCppTextScene("OK"));
+  const server = llamaCppServer((_, request) => (probing(request) ? llamaCppToolCallScene("current_time", "{}") : llamaCppTextScene("OK")));
   const { code, lines } = await runDoctor(["--model", `llamacpp:${server.url}`]);
   const text = lines.join("\n");
   expect(code).toBe(0);
@@ -21,7 +24,10 @@ test("llama.cpp: up, models, real context size, tool support, a timed round trip
   expect(text).toContain("context size 4096 tokens");
   expect(text).toContain("tool calls supported");
   expect(text).toMatch(/round trip \d+ ms: "OK"/);
+  expect(text).toContain("ok    tool calls: native");
   expect(text).not.toContain("FAIL");
+  // One probe, offering one tool.
+  expect(server.requests.filter(probing).map((request) => request.body.tools.map((tool: any) => tool.function.name))).toEqual([["current_time"]]);
 });
 
 test("llama.cpp down: one failure with the fix", async () => {
@@ -32,11 +38,48 @@ test("llama.cpp down: one failure with the fix", async () => {
 });
 
 test("Ollama: a model that is not pulled is named with the pull command", async () => {
-  const server = ollamaServer(() => ollamaExample("01-text-stream"));
+  const server = ollamaServer((_, request) => (probing(request) ? ollamaToolCallScene("current_time", {}) : ollamaExample("01-text-stream")));
   const missing = await runDoctor(["--model", "ollama:qwen9:1b", "--base-url", server.url]);
   expect(missing.code).toBe(1);
   expect(missing.lines.join("\n")).toContain("fix: ollama pull qwen9:1b");
   const present = await runDoctor(["--model", "ollama:qwen2.5:1.5b", "--base-url", server.url]);
   expect(present.code).toBe(0);
   expect(present.lines.join("\n")).toContain("model trained for 32768 tokens; glassbox asks for num_ctx 8192");
+});
+
+describe("the tool-call probe", () => {
+  test("a model that writes its call as text: `tool calls: text (FORM)`, still ok", async () => {
+    // qwen2.5-coder's habit (ollama/ollama#12174): the call as bare JSON in the text.
+    const server = llamaCppServer((_, request) => (probing(request) ? llamaCppTextScene('{"name": "current_time", "arguments": {}}') : llamaCppTextScene("OK")));
+    const { code, lines } = await runDoctor(["--model", `llamacpp:${server.url}`]);
+    expect(code).toBe(0);
+    expect(lines.join("\n")).toContain("ok    tool calls: text (json)");
+  });
+
+  test("qwen3-coder's <function=…> on Ollama: `tool calls: text (function_xml)`", async () => {
+    const server = ollamaServer((_, request) =>
+      probing(request)
+        ? { status: 200, headers: { "Content-Type": "application/x-ndjson" }, pieces: [JSON.stringify({ model: "qwen2.5:1.5b", message: { role: "assistant", content: "<function=current_time>\n</function>" }, done: true, done_reason: "stop" }) + "\n"] }
+        : ollamaExample("01-text-stream"),
+    );
+    const { code, lines } = await runDoctor(["--model", "ollama:qwen2.5:1.5b", "--base-url", server.url]);
+    expect(code).toBe(0);
+    expect(lines.join("\n")).toContain("tool calls: text (function_xml)");
+  });
+
+  test("llama.cpp answering in plain text: `tool calls: none`, exit 1, and the fix names --jinja", async () => {
+    const server = llamaCppServer(() => llamaCppTextScene("It is noon."));
+    const { code, lines } = await runDoctor(["--model", `llamacpp:${server.url}`]);
+    expect(code).toBe(1);
+    const text = lines.join("\n");
+    expect(text).toContain('FAIL  tool calls: none (the model was offered one tool and did not call it; it answered "It is noon.")');
+    expect(text).toContain("fix: start llama-server with --jinja");
+  });
+
+  test("Ollama answering in plain text: the fix names a model whose template has tools", async () => {
+    const server = ollamaServer(() => ollamaExample("01-text-stream"));
+    const { code, lines } = await runDoctor(["--model", "ollama:qwen2.5:1.5b", "--base-url", server.url]);
+    expect(code).toBe(1);
+    expect(lines.join("\n")).toMatch(/FAIL  tool calls: none[^\n]*\n\s+fix: use a model whose template declares tools/);
+  });
 });

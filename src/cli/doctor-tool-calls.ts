@@ -1,0 +1,41 @@
+import type { ModelSpec } from "../session/model-spec.ts";
+import { recoverTextCalls } from "../model/text-calls/index.ts";
+import type { ModelClient, ToolDeclaration } from "../model/types.ts";
+import type { Finding } from "./doctor-finding.ts";
+
+/** The probe's one tool: harmless, no arguments, and a question only it answers. */
+const PROBE_TOOL: ToolDeclaration = {
+  name: "current_time",
+  description: "The current date and time (UTC, ISO 8601).",
+  parameters: { type: "object", properties: {}, additionalProperties: false },
+};
+const PROBE_QUESTION = "What time is it now? Call the current_time tool to find out.";
+
+/** What usually makes a server's model call tools through the protocol. */
+const NO_CALLS_FIX: Record<Exclude<ModelSpec["kind"], "scripted">, string> = {
+  llamacpp: "start llama-server with --jinja, so the model's own chat template renders the tools and its calls are parsed (or give it a template with tools: --chat-template-file)",
+  ollama: "use a model whose template declares tools (`ollama show MODEL` lists `tools` under Capabilities), e.g. qwen2.5 or qwen3, or a Modelfile TEMPLATE that renders .Tools",
+};
+
+/**
+ * doctor's tool-call probe: one request offering one harmless tool. `native` when the server
+ * returns a protocol tool call, `text (FORM)` when the model writes the call in its text (glassbox
+ * recovers it), `none` when it does neither.
+ */
+export async function toolCallProbe(model: ModelClient, kind: keyof typeof NO_CALLS_FIX, signal: AbortSignal): Promise<Finding> {
+  let text = "";
+  let native = false;
+  try {
+    for await (const delta of model.reply({ messages: [{ role: "user", content: PROBE_QUESTION }], tools: [PROBE_TOOL], signal })) {
+      if (delta.type === "text") text += delta.text;
+      else if (delta.type === "tool_call") native = true;
+    }
+  } catch (error) {
+    return { ok: false, text: `tool calls: the probe failed: ${(error as Error).message}`, fix: "check the server's log" };
+  }
+  if (native) return { ok: true, text: "tool calls: native" };
+  const recovered = recoverTextCalls(text, [PROBE_TOOL]);
+  if (recovered) return { ok: true, text: `tool calls: text (${recovered.form}): the model writes its calls in the reply's text; glassbox recovers them` };
+  const said = text.trim() ? `; it answered ${JSON.stringify(text.trim().slice(0, 60))}` : "";
+  return { ok: false, text: `tool calls: none (the model was offered one tool and did not call it${said})`, fix: NO_CALLS_FIX[kind] };
+}

@@ -23,9 +23,12 @@ import type { Tool } from "../src/tools/tool.ts";
 
 const RUNS = 7;
 const NEEDLE = "safeParseAsync";
+/** In one tracked file of 30: few enough matches to compare every file and line in both trees. */
+const RARE = "retryWithBackoff";
 /** Searched in every tree: an identifier, a regular expression, a case-folded one and a frequent word (past the 50-match cap). */
 const SEARCHES: Array<{ label: string; args: Record<string, unknown>; rg: string[] }> = [
   { label: `"${NEEDLE}"`, args: { pattern: NEEDLE }, rg: [NEEDLE] },
+  { label: `${RARE}\\(\\w+ (rare)`, args: { pattern: `${RARE}\\(\\w+` }, rg: [`${RARE}\\(\\w+`] },
   { label: "safeParse\\w*\\(", args: { pattern: "safeParse\\w*\\(" }, rg: ["safeParse\\w*\\("] },
   { label: "schema, ignore_case", args: { pattern: "schema", ignore_case: true }, rg: ["-i", "schema"] },
   { label: "export (frequent)", args: { pattern: "export" }, rg: ["export"] },
@@ -58,6 +61,7 @@ function buildRepository(shape: Shape): string {
     const lines = [`import { z } from "zod";`, `// module ${i} of the ${pkg} package`];
     for (let j = 0; j < 50; j++) {
       if (j === 20 && i % 3 === 0) lines.push(`  const parsed = await Schema${i}.${NEEDLE}(input${j});`);
+      else if (j === 30 && i % 30 === 0) lines.push(`  await ${RARE}(task${i}, { tries: 3 });`);
       else if (j % 7 === 0) lines.push(`export const value${i}_${j} = compute(${j}, "text ${j}");`);
       else if (j % 11 === 0) lines.push(`  const Schema${i}_${j} = z.object({ id: z.string() }); // SCHEMA ${j}`);
       else lines.push(`  total += step(${i}, ${j}); // ordinary line ${j}`);
@@ -69,7 +73,7 @@ function buildRepository(shape: Shape): string {
   git("commit", "-q", "-m", "tracked");
   write("NOTES.md", `untracked, not ignored: ${NEEDLE}\n`);
   // The ignored tree: every file holds the needle, so a search that enters it shows it at once.
-  const ignoredText = `export function f(){return schema.${NEEDLE}(x)}\n`.repeat(3);
+  const ignoredText = `export function f(){return schema.${NEEDLE}(x)}\nawait ${RARE}(job, 1)\n`.repeat(3);
   const places = [
     { share: 0.66, path: (i: number) => `dist/chunks/${Math.floor(i / 200)}/chunk${i}.js` },
     { share: 0.2, path: (i: number) => `.venv/lib/site-packages/pkg${Math.floor(i / 100)}/mod${i}.py` },
@@ -181,7 +185,13 @@ async function benchTree(shape: Shape): Promise<boolean> {
     }
     const find = await timeIt(() => runTool(findFiles, { pattern: "*.ts" }, root));
     const rgFind = hasRg ? await rgTime(["--files", "-g", "*.ts"]) : null;
-    rows.push(["find *.ts", fmt(find.ms), rgFind ? fmt(rgFind.ms) : "-", rgFind ? `${find.result.split("\n").filter((line) => !line.startsWith("[")).length} shown / rg ${rgFind.result.split("\n").filter(Boolean).length}` : ""]);
+    if (rgFind) {
+      const expected = rgFind.result.split("\n").filter(Boolean).sort();
+      const total = Number(/^\[(\d+) files in all/m.exec(find.result)?.[1] ?? find.result.split("\n").length);
+      const same = total === expected.length && find.result.split("\n").filter((line) => !line.startsWith("[")).every((path, i) => path === expected[i]);
+      rows.push(["find *.ts", fmt(find.ms), fmt(rgFind.ms), `${same ? "same" : "DIFFERENT"} files as rg (${expected.length}, ${Math.min(total, 200)} shown)`]);
+      ok &&= same;
+    } else rows.push(["find *.ts", fmt(find.ms), "-", ""]);
     const list = await timeIt(() => runTool(listFiles, {}, root));
     const rgList = hasRg ? await rgTime(["--files"]) : null;
     rows.push(["list_files (rg --files)", fmt(list.ms), rgList ? fmt(rgList.ms) : "-", ""]);
@@ -192,7 +202,7 @@ async function benchTree(shape: Shape): Promise<boolean> {
       rows.push(["", "", "", `${same ? "same" : "DIFFERENT"} file list as rg --files`]);
       ok &&= same;
     }
-    const width = [28, 10, 10];
+    const width = [34, 10, 10];
     console.log(["", "glassbox", "rg", ""].map((cell, i) => cell.padEnd(width[i] ?? 0)).join("  "));
     for (const row of rows) console.log(row.map((cell, i) => cell.padEnd(width[i] ?? 0)).join("  "));
 

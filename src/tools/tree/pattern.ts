@@ -1,5 +1,5 @@
 import { RE2JS } from "re2js";
-import { Refusal } from "../tool.ts";
+import { Refusal } from "../refusal.ts";
 
 /**
  * What search_text looks for, compiled for RE2JS: a linear-time engine, so no pattern a model

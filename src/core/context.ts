@@ -139,6 +139,8 @@ export interface ContextOptions {
   replyTokenCap: number;
   /** The window when the server cannot tell its own (a scripted model: num_ctx). */
   fallbackWindow: number | null;
+  /** The person asked for a summary (the TUI's /compact): the first request summarizes what there is, whatever the pressure. */
+  summarizeFirst?: boolean;
   /** Asks the server its window, once (absent: it cannot tell). */
   contextSize?: (signal: AbortSignal) => Promise<number | null>;
   summarize: Summarizer;
@@ -154,8 +156,12 @@ export class ContextManager {
   /** Tokens per character of what was sent, learned from the server's counts. */
   private tokensPerChar = 0.25;
   private sentChars = 0;
+  /** Set until the first request when the person asked for a summary. */
+  private summarizeNow: boolean;
 
-  constructor(private readonly options: ContextOptions) {}
+  constructor(private readonly options: ContextOptions) {
+    this.summarizeNow = options.summarizeFirst ?? false;
+  }
 
   /**
    * The next request's messages: the same as the last request's plus what the record gained,
@@ -170,7 +176,9 @@ export class ContextManager {
     }
     const toolsChars = tools.length ? JSON.stringify(tools).length : 0;
     let messages = this.view();
-    if (policy && this.pressure(messages, toolsChars) >= this.threshold(policy)) messages = yield* this.compact(messages, tools, toolsChars, signal, policy, state);
+    const asked = this.summarizeNow;
+    this.summarizeNow = false;
+    if (policy && (asked || this.pressure(messages, toolsChars) >= this.threshold(policy))) messages = yield* this.compact(messages, tools, toolsChars, signal, policy, state, asked);
     const chars = transcriptChars(messages);
     const { maxTranscriptChars, replyTokenCap } = this.options;
     if (chars > maxTranscriptChars) throw new ModelError(`the transcript holds ${chars} characters, over max_transcript_chars ${maxTranscriptChars}`, "context_limit");
@@ -225,11 +233,11 @@ export class ContextManager {
   }
 
   /**
-   * One compaction: old results elided in a batch when that takes the view under the target;
-   * otherwise the middle is summarized too (the model writes the summary from the view it last
+   * One compaction: old results elided in a batch when that takes the view under the target
+   * (and no summary was asked for); otherwise the middle is summarized too (the model writes the summary from the view it last
    * saw, which the server still holds) and what is left elided again.
    */
-  private async *compact(current: Message[], tools: ToolDeclaration[], toolsChars: number, signal: AbortSignal, policy: ContextPolicy, state: ContextState): AsyncGenerator<AgentEvent, Message[]> {
+  private async *compact(current: Message[], tools: ToolDeclaration[], toolsChars: number, signal: AbortSignal, policy: ContextPolicy, state: ContextState, summarize = false): AsyncGenerator<AgentEvent, Message[]> {
     const elide = function* (this: ContextManager, before: Message[]): Generator<AgentEvent, Message[]> {
       const ids = elisionBatch(before, state.elided, policy, this.budgetChars(toolsChars));
       if (!ids.length) return before;
@@ -243,7 +251,7 @@ export class ContextManager {
     const tentative = renderView(this.options.systemPrompt, this.options.record, { ...state, elided: new Map([...state.elided, ...ids.map((id) => [id, policy.elided_chars] as const)]) });
     const range = summaryRange(this.options.record, state.summary, policy.keep_turns);
     const target = Math.min(policy.target_ratio, this.threshold(policy));
-    if (this.pressure(tentative, toolsChars) < target || !range) return yield* elide(current);
+    if (!range || (!summarize && this.pressure(tentative, toolsChars) < target)) return yield* elide(current);
 
     // Asked on the whole view the server holds when that fits with the reply; else on the elided one.
     const request: Message = { role: "user", content: SUMMARY_REQUEST };

@@ -33,6 +33,8 @@ export interface RunInput {
   replyTokenCap?: number;
   /** The conversation so far (a TUI session's earlier turns); the run appends to it. */
   record?: Message[];
+  /** The person asked for a summary (/compact): the run's first request summarizes the conversation so far. */
+  summarizeFirst?: boolean;
   /** What the session's earlier runs compacted of that record; the run adds to it. */
   context?: ContextState;
   /** The user's stop button. */
@@ -90,6 +92,7 @@ export async function* runAgent(input: RunInput): AsyncGenerator<AgentEvent> {
     replyTokenCap: input.replyTokenCap ?? 0,
     fallbackWindow: input.contextWindow ?? null,
     contextSize: input.model.contextSize?.bind(input.model),
+    summarizeFirst: input.summarizeFirst,
     summarize,
   });
   const supervisor = new Supervisor({

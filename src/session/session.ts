@@ -258,8 +258,9 @@ export interface StartedRun {
 /**
  * Starts one task; every event is written to the run's log before anyone else sees it. With a
  * saved session, the run continues its conversation and is appended to it as it goes.
+ * `summarizeFirst`: the person asked for a summary (/compact), made before the task is sent.
  */
-export function startRun(session: Session, task: string, signal?: AbortSignal, saved?: SavedSession): StartedRun {
+export function startRun(session: Session, task: string, signal?: AbortSignal, saved?: SavedSession, summarizeFirst = false): StartedRun {
   normalJit();
   const firstMessage = session.resume ? `${session.resume}\n\n${task}` : task;
   session.resume = null;
@@ -294,6 +295,7 @@ export function startRun(session: Session, task: string, signal?: AbortSignal, s
     contextWindow: session.config.model_options.num_ctx,
     record: saved?.record,
     context: saved?.context,
+    summarizeFirst,
     signal,
   }));
   return { runId, logPath: log.path, events: saved ? saved.save(runId, events) : events };

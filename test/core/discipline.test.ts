@@ -323,3 +323,22 @@ test("update_todo is a todo event with the items", async () => {
   const run = await runScripted([call("update_todo", { items: [{ text: "a", status: "done" }, { text: "b", status: "pending" }] }), { content: "ok" }], { workspace: ws.root });
   expect(eventsOf(run, "todo")).toEqual([{ kind: "todo", items: [{ text: "a", status: "done" }, { text: "b", status: "pending" }] }]);
 });
+
+describe("a summary the person asked for (/compact)", () => {
+  const summarizes = (request: ModelRequest) => (request.purpose === "summary" ? { content: "SUMMARY: read the big files, nothing found yet." } : null);
+
+  test("/compact: the run's first request summarizes the conversation so far, however small; the last turns stay whole", async () => {
+    const ws = makeWorkspace();
+    const record = conversation(12, 50);
+    const run = await runScripted([{ content: "continuing" }], { workspace: ws.root, record, summarizeFirst: true, respond: summarizes }, "go on");
+    expect(run.stop.status).toBe("completed");
+    const [summary] = eventsOf(run, "context_summarized");
+    expect(summary.messages).toBeGreaterThan(0);
+    const sent = run.model.requests.filter((request) => request.purpose !== "summary")[0]!.messages;
+    expect(sent.some((message) => typeof message.content === "string" && message.content.includes("SUMMARY: read the big files"))).toBe(true);
+    expect(sent.at(-1)!.content).toBe("go on");
+    // Without it, so small a conversation is sent whole.
+    const plain = await runScripted([{ content: "continuing" }], { workspace: ws.root, record: conversation(12, 50), respond: summarizes }, "go on");
+    expect(eventsOf(plain, "context_summarized")).toHaveLength(0);
+  });
+});

@@ -80,6 +80,9 @@ export interface RunOptions {
   contextWindow?: number;
   /** Tool calls written in the reply's text are recovered, as a session does by default. */
   textCalls?: boolean;
+  /** An earlier conversation the run continues (a saved session's record). */
+  record?: Message[];
+  summarizeFirst?: boolean;
 }
 
 /** Runs the real loop and checkpoint against a scripted model: no server, no person. */
@@ -114,6 +117,8 @@ export async function runScripted(replies: ScriptedReply[], options: RunOptions,
     verify: options.verify,
     discipline: options.discipline,
     contextWindow: options.contextWindow,
+    record: options.record,
+    summarizeFirst: options.summarizeFirst,
   })) {
     events.push(event);
   }

@@ -56,4 +56,10 @@ export const MUTANTS: Mutant[] = [
     find: "const next = this.queued.shift();",
     replace: "const next = undefined;",
   },
+  {
+    name: "/compact's summary never asked for",
+    file: "src/core/context.ts",
+    find: "if (policy && (asked || this.pressure(messages, toolsChars) >= this.threshold(policy)))",
+    replace: "if (policy && this.pressure(messages, toolsChars) >= this.threshold(policy))",
+  },
 ];

@@ -1,10 +1,7 @@
 import type { CliArgs } from "../cli/args.ts";
-import { sandboxBadge } from "./sandbox-badge.ts";
 import { connectServers, openSession, startRun, type Session } from "../session/session.ts";
-import { parseModelSpec } from "../session/model-spec.ts";
 import type { AgentEvent } from "../core/events.ts";
 import { openSaved, restoreNotes, shortTime, summarize, type SavedSession } from "../session/store.ts";
-import { fetchJson } from "../model/http.ts";
 import { assembleMarked } from "../prompt/layers.ts";
 import { layerStates, readLock } from "../prompt/lock.ts";
 import { ApprovalModal } from "./approval-modal.ts";
@@ -20,19 +17,22 @@ import { TranscriptPane } from "./panes/transcript-pane.ts";
 import { VerdictsPane } from "./panes/verdicts-pane.ts";
 import { RenderScheduler, paceFor } from "./render-scheduler.ts";
 import { emptyView, fold, meters, type RunView } from "./run-view.ts";
-import { safeTagged, sanitize } from "./sanitize.ts";
+import { sanitize } from "./sanitize.ts";
 import { ModelChoice, type InputLine } from "./model-choice.ts";
 import { offerUndo } from "./undo-prompt.ts";
 import { Composer } from "./composer/composer.ts";
 import { History, historyPath } from "./composer/history.ts";
 import { RawInput, bracketedPaste } from "./composer/raw-input.ts";
-import { attachFiles, shownTask } from "./composer/attachments.ts";
+import { attachFiles } from "./composer/attachments.ts";
+import { statusLine } from "./status-line.ts";
+import { showEvent, type EventPanes } from "./event-view.ts";
+import { serverProblem } from "./server-check.ts";
 import { runSlash, SLASH_NAMES, type SlashHost } from "./slash-commands.ts";
 import { helpText } from "./help.ts";
 import { sessionLines } from "../cli/sessions.ts";
 import { parseRule } from "../core/policy.ts";
+import { summaryRange } from "../core/context.ts";
 import { TOOL_NAMES } from "../tools/index.ts";
-import { LIMIT_NAMES } from "../core/limits.ts";
 import { workspaceFiles } from "../tools/tree/walk.ts";
 import { changedFiles } from "../undo/journal.ts";
 import { probeSandboxAhead } from "../sandbox/detect.ts";
@@ -49,8 +49,6 @@ export interface TuiOptions {
 const IDLE_COLLECT_MS = 1000;
 /** How long after the first frame the TUI gives back what starting it left behind. */
 const STARTUP_COLLECT_MS = 100;
-
-const NO_SERVER_FIX = "start llama-server or ollama serve, check --model, or try glassbox --demo";
 
 /** The interactive split-pane TUI. Resolves with the exit code when the user quits. */
 export async function runTui(args: CliArgs, options: TuiOptions = {}): Promise<number> {
@@ -89,6 +87,8 @@ class TuiApp {
   private readonly meters: MetersPane;
   private readonly layers: LayersPane;
   private readonly plan: PlanPane;
+  /** The panes an agent event is drawn in (event-view.ts). */
+  private readonly panes: EventPanes;
   private readonly composer: Composer;
   /** The input's text as the model choice reads and sets it (the m of "make" typed back). */
   private readonly inputLine: InputLine;
@@ -102,6 +102,8 @@ class TuiApp {
   private readonly draw: () => void;
   private view: RunView;
   private running: AbortController | null = null;
+  /** /compact was asked for: the next run starts with a summary. */
+  private summarizeNext = false;
   /** Messages sent during a run: each starts a run of its own when the one before stops. */
   private readonly queued: string[] = [];
   /** The latest run's id: its undo journal says whether it changed files. */
@@ -133,6 +135,7 @@ class TuiApp {
     this.meters = new MetersPane(screen, l.meters ?? hidden());
     this.layers = new LayersPane(screen, l.layers ?? hidden());
     this.plan = new PlanPane(screen, l.plan ?? hidden());
+    this.panes = { transcript: this.transcript, verdicts: this.verdicts, meters: this.meters };
     try {
       this.lock = readLock(session.workspace.root);
     } catch {
@@ -281,7 +284,8 @@ class TuiApp {
     const abort = new AbortController();
     this.running = abort;
     this.ticker = setInterval(() => this.scheduler.request(), 500);
-    const run = startRun(this.session, text, abort.signal, this.saved);
+    const run = startRun(this.session, text, abort.signal, this.saved, this.summarizeNext);
+    this.summarizeNext = false;
     // After startRun, which puts the normal policy back for every other kind of run.
     interactiveJit();
     this.runId = run.runId;
@@ -317,21 +321,14 @@ class TuiApp {
 
   /** Before the first run: is the model server there? Says so, with the fix, in the status line. */
   async checkServer(args: CliArgs): Promise<void> {
-    const name = this.session.model.name;
-    if (name.startsWith("scripted:")) return;
-    try {
-      const spec = parseModelSpec(name, args.baseUrl);
-      if (spec.kind === "scripted") return;
-      const probe = spec.kind === "llamacpp" ? `${spec.baseUrl}/health` : `${spec.baseUrl}/api/tags`;
-      const answer = await fetchJson(probe, undefined, AbortSignal.timeout(3000), 3000);
-      if (answer.status === 0 || answer.status >= 500) throw new Error(answer.excerpt);
-    } catch {
-      this.warning = `no model server answers for ${name}: ${NO_SERVER_FIX}`;
-      // Also in the transcript, where it wraps: a narrow status line clips the fix.
-      this.transcript.line(this.warning, "notice");
-      this.scheduler.request();
-    }
+    const problem = await serverProblem(this.session.model.name, args.baseUrl);
+    if (!problem) return;
+    this.warning = problem;
+    // Also in the transcript, where it wraps: a narrow status line clips the fix.
+    this.transcript.line(problem, "notice");
+    this.scheduler.request();
   }
+
 
   /** A scripted model has no server to ask: the window the context manager works against is num_ctx. */
   private freshView(): RunView {
@@ -364,77 +361,8 @@ class TuiApp {
 
   private onEvent(event: AgentEvent, now = Date.now()): void {
     this.view = fold(this.view, event, now);
-    const t = this.transcript;
-    switch (event.kind) {
-      case "run_start":
-        t.line(`› ${shownTask(event.task)}`, "user");
-        this.meters.startRun();
-        break;
-      case "model_request":
-        t.newline();
-        break;
-      case "model_delta":
-        t.append(event.text, event.channel === "thinking" ? "thinking" : "assistant");
-        break;
-      case "model_notice":
-        t.line(`note: ${event.text}`, "notice");
-        this.verdicts.note(event.text);
-        break;
-      case "model_reply":
-        if (event.finish_reason === "length") t.line("[the reply was cut off by the reply cap, max_tokens]", "notice");
-        t.newline();
-        break;
-      case "tool_call": {
-        t.line(`⚙ ${event.tool}${event.from_text ? " (written as text)" : ""} ${event.arguments}`, "tool");
-        const lines = event.result.split("\n");
-        const preview = lines.slice(0, 4).join("\n") + (lines.length > 4 ? `\n… ${lines.length - 4} more lines (${event.result_chars} chars)` : "");
-        t.line(`  ${event.decision}: ${preview}`, "result");
-        this.verdicts.add(event);
-        break;
-      }
-      case "stall":
-        this.verdicts.note(`stall ${event.rule}: ${event.message}`, "yellow");
-        break;
-      case "gate":
-        this.verdicts.note(`gate: finish ${event.allowed ? "allowed" : "refused"}: ${event.reason}`, event.allowed ? "green" : "yellow");
-        break;
-      case "budget_warning":
-        this.verdicts.note(`budget: the ${event.budget} is nearly used; the model was told to wrap up`, "yellow");
-        break;
-      case "context_elided":
-        this.verdicts.note(`context: ${event.results} old result(s) cut, ${event.chars_before} → ${event.chars_after} chars`, "cyan");
-        break;
-      case "context_summarized":
-        t.line(`[${event.messages} earlier messages replaced by the model's own summary, ${event.chars_before} → ${event.chars_after} chars]`, "notice");
-        this.verdicts.note(`context: summary of ${event.messages} messages, ${event.chars_before} → ${event.chars_after} chars`, "cyan");
-        break;
-      case "prompt_drift":
-        t.line(`prompt layers differ from prompts.lock: ${event.findings.join("; ")}`, "notice");
-        break;
-      case "mcp_server":
-        this.verdicts.note(`MCP ${event.server}: ${event.state}${event.reason ? `: ${event.reason}` : ""}`, event.state === "running" ? "cyan" : "red");
-        break;
-      case "mcp_untrusted":
-      case "tool_quarantined":
-      case "tool_not_offered":
-        t.line(event.reason, "notice");
-        this.verdicts.note(event.reason, "red");
-        break;
-      case "truncation_suspected":
-        this.verdicts.note(`server counted ${event.reported_prompt_tokens} prompt tokens of ~${event.estimated_prompt_tokens} sent: prompt probably cut (raise num_ctx)`, "red");
-        break;
-      case "stop": {
-        t.line(`■ stopped: ${event.status} — ${event.reason}`, "notice");
-        const changed = this.runId ? changedFiles(this.session.workspace.root, this.runId) : 0;
-        if (changed) t.line(`this run changed ${changed} file(s): u on an empty input line undoes them`, "notice");
-        this.warning = ""; // the run's own notices ("stopping the run…", "Ctrl-C again quits") end with it
-        if (event.status === "model_error" && /cannot reach|connection refused|does not resolve/.test(event.reason)) {
-          // Short enough to fit the status line; the stop line above has the exact error.
-          this.warning = `no model server answers: ${NO_SERVER_FIX}; Enter retries`;
-        }
-        break;
-      }
-    }
+    const warning = showEvent(event, this.panes, () => (this.runId ? changedFiles(this.session.workspace.root, this.runId) : 0));
+    if (warning !== undefined) this.warning = warning;
     // A reply's last words are drawn at once, not at the pace of text pouring in.
     if (event.kind === "model_reply") this.scheduler.soon();
     else this.scheduler.request();
@@ -549,6 +477,7 @@ class TuiApp {
       undo: () => this.undoLastRun(),
       sessions: () => sessionLines(this.session.workspace.root),
       newSession: () => this.newSession(),
+      compact: () => this.compact(),
       allow: (text) => {
         try {
           const rule = parseRule(text, TOOL_NAMES, this.session.mcp.servers.map((server) => server.name));
@@ -558,16 +487,32 @@ class TuiApp {
           this.warning = `/allow: ${(error as Error).message}`;
         }
       },
-      limits: () => LIMIT_NAMES.map((name) => `${name.padEnd(24)}${this.session.limits[name]}`).concat("", "Set in .glassbox/config.json (\"limits\") or with --limit NAME=VALUE."),
+      limits: () => this.session.limits,
       prompt: () => this.showPrompt(),
       quit: () => this.exit(),
     };
+  }
+
+  /**
+   * /compact: the context manager summarizes the conversation at the next message's first
+   * request (a summary is a model call, and the loop makes every model call of a session).
+   */
+  private compact(): void {
+    if (!this.session.config.components.context_management) {
+      this.warning = "/compact: context management is off in this workspace's config (components.context_management)";
+    } else if (!summaryRange(this.saved.record, this.saved.context.summary, this.session.config.context.keep_turns)) {
+      this.transcript.line(`/compact: nothing to summarize yet (the last ${this.session.config.context.keep_turns} turns always stay whole)`, "notice");
+    } else {
+      this.summarizeNext = true;
+      this.transcript.line("/compact: the model summarizes the conversation so far when the next message is sent (its last turns stay whole)", "notice");
+    }
   }
 
   /** /new: a new saved session; the old one stays in `glassbox sessions`. The plan and the meters start over too. */
   private newSession(): void {
     const old = this.saved.id;
     this.saved = openSaved(this.session, {});
+    this.summarizeNext = false;
     this.session.checkpoint.todo.splice(0);
     this.view = this.freshView();
     this.meters.startRun();
@@ -667,13 +612,9 @@ class TuiApp {
   }
 
   private statusLine(): string {
-    const queued = this.queued.length ? ` · ${this.queued.length} queued` : "";
-    const state = (this.modal.open ? "waiting for approval" : this.running ? (this.view.state === "starting" ? "streaming" : this.view.state) : this.view.state) + queued;
-    const where = `${safeTagged(this.session.model.name)} · ${safeTagged(shortPath(this.session.workspace.root))} · ${sandboxBadge(this.session.sandbox)}`;
-    // A warning goes first, right after the state, so a narrow terminal clips the model and path, not the fix.
-    return this.warning
-      ? ` {bold}${safeTagged(state)}{/bold} · {yellow-fg}${safeTagged(this.warning)}{/yellow-fg} · ${where}`
-      : ` ${where} · {bold}${safeTagged(state)}{/bold} · Enter send · Esc stop · Tab panes · ? help · Ctrl-C quit`;
+    const state = this.modal.open ? "waiting for approval" : this.running && this.view.state === "starting" ? "streaming" : this.view.state;
+    const { session } = this;
+    return statusLine({ state, queued: this.queued.length, warning: this.warning, model: session.model.name, workspace: session.workspace.root, sandbox: session.sandbox });
   }
 }
 
@@ -683,10 +624,4 @@ function printable(ch: string | undefined): ch is string {
 
 function hidden() {
   return { left: 0, top: 0, width: 1, height: 0 };
-}
-
-function shortPath(path: string): string {
-  const home = process.env.HOME;
-  const shown = home && path.startsWith(home) ? "~" + path.slice(home.length) : path;
-  return shown.length > 40 ? "…" + shown.slice(-39) : shown;
 }

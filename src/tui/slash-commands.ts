@@ -3,6 +3,8 @@
  * do (SlashHost); the composer completes the names and hints them while `/` is typed.
  */
 
+import { LIMIT_NAMES, type Limits } from "../core/limits.ts";
+
 /** What a command may ask of the TUI. */
 export interface SlashHost {
   running(): boolean;
@@ -14,8 +16,9 @@ export interface SlashHost {
   undo(): void;
   sessions(): string[];
   newSession(): void;
+  compact(): void;
   allow(rule: string): void;
-  limits(): string[];
+  limits(): Limits;
   prompt(): void;
   quit(): void;
 }
@@ -36,8 +39,9 @@ export const SLASH_COMMANDS: readonly SlashCommand[] = [
   { name: "/undo", summary: "undo the last run that changed files", idleOnly: true, run: (host) => host.undo() },
   { name: "/sessions", summary: "the saved sessions of this workspace", run: (host) => host.overlay("sessions", host.sessions().join("\n")) },
   { name: "/new", summary: "a fresh conversation (a new saved session)", idleOnly: true, run: (host) => host.newSession() },
+  { name: "/compact", summary: "summarize the conversation so far when the next message is sent", idleOnly: true, run: (host) => host.compact() },
   { name: "/allow", argument: "RULE", summary: "allow a tool without asking, this session (/allow edit_file:src/**)", run: (host, rule) => host.allow(rule) },
-  { name: "/limits", summary: "the budgets of a run", run: (host) => host.overlay("limits", host.limits().join("\n")) },
+  { name: "/limits", summary: "the budgets of a run", run: (host) => host.overlay("limits", limitLines(host.limits()).join("\n")) },
   { name: "/prompt", summary: "the full system prompt, each layer marked", run: (host) => host.prompt() },
   { name: "/quit", summary: "quit glassbox (stops a run)", run: (host) => host.quit() },
 ];
@@ -74,4 +78,9 @@ export function slashHint(typed: string): string {
 /** The commands' lines for the help overlay. */
 export function slashHelp(): string[] {
   return SLASH_COMMANDS.map((command) => `${`${command.name}${command.argument ? ` ${command.argument}` : ""}`.padEnd(13)}${command.summary}`);
+}
+
+/** /limits: each budget of a run and where it is set. */
+export function limitLines(limits: Limits): string[] {
+  return [...LIMIT_NAMES.map((name) => `${name.padEnd(24)}${limits[name]}`), "", 'Set in glassbox.json ("limits") or with --limit NAME=VALUE.'];
 }

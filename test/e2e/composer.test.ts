@@ -228,7 +228,7 @@ describe.skipIf(E2E_SKIPPED)("the input, the commands and the focus, in a real t
     const { workspace, pane } = await opened("slash");
     pane.type("/");
     const hint = await pane.waitFor((text) => INPUT_LABEL(text).includes("/help  /model"), "the hint");
-    expect(INPUT_LABEL(hint)).toContain("/help  /model  /undo  /sessions  /new  /allow  /limits  /prompt  /quit");
+    expect(INPUT_LABEL(hint)).toContain("/help  /model  /undo  /sessions  /new  /compact  /allow  /limits  /prompt  /quit");
     pane.type("li");
     await pane.waitFor((text) => INPUT_LABEL(text).includes("/limits: the budgets of a run"), "the one match");
     pane.keys("Tab");
@@ -247,32 +247,39 @@ describe.skipIf(E2E_SKIPPED)("the input, the commands and the focus, in a real t
     pane.close();
   }, 15_000);
 
-  test("/help, /prompt, /sessions, /undo, /allow, /model and /quit", async () => {
-    const { pane } = await opened("slash-each");
-    const run = async (command: string, want: string | RegExp) => {
-      pane.keys("C-u");
-      pane.type(command);
-      pane.keys("Enter");
-      return pane.waitFor(want, command);
-    };
-    expect(await run("/help", "help — Esc closes")).toContain("/allow RULE");
+  /** Types a command on an emptied input, sends it, and waits for what it shows. */
+  async function command(pane: Pane, text: string, want: string | RegExp): Promise<string> {
+    pane.keys("C-u");
+    pane.type(text);
+    pane.keys("Enter");
+    return pane.waitFor(want, text);
+  }
+
+  test("/help, /prompt, /sessions and /undo", async () => {
+    const { pane } = await opened("slash-show");
+    expect(await command(pane, "/help", "help — Esc closes")).toContain("/allow RULE");
     pane.keys("Escape");
-    expect(await run("/prompt", "system prompt — Esc closes")).toMatch(/──── layer 00-base/);
+    expect(await command(pane, "/prompt", "system prompt — Esc closes")).toMatch(/──── layer 00-base/);
     pane.keys("Escape");
     pane.type("go");
     pane.keys("Enter");
     await pane.waitFor("stopped: completed", "a run, so the session is saved");
-    expect(await run("/sessions", "sessions — Esc closes")).toMatch(/ID +STARTED +MODEL +RUNS/);
+    expect(await command(pane, "/sessions", "sessions — Esc closes")).toMatch(/ID +STARTED +MODEL +RUNS/);
     pane.keys("Escape");
-    await run("/undo", "nothing to undo: no run in this workspace changed a file");
-    await run("/allow edit_file:src/**", "allowed for this session without asking: edit_file:src/**");
-    expect(STATUS(await run("/allow nonsense!", /\/allow: rule/))).toContain('/allow: rule "nonsense!" is not TOOL or TOOL:GLOB');
-    await run("/model", "choose a model");
+    await command(pane, "/undo", "nothing to undo: no run in this workspace changed a file");
+    pane.close();
+  }, 30_000);
+
+  test("/allow RULE, /model and /quit", async () => {
+    const { pane } = await opened("slash-do");
+    await command(pane, "/allow edit_file:src/**", "allowed for this session without asking: edit_file:src/**");
+    expect(STATUS(await command(pane, "/allow nonsense!", /\/allow: rule/))).toContain('/allow: rule "nonsense!" is not TOOL or TOOL:GLOB');
+    await command(pane, "/model", "choose a model");
     pane.keys("Escape");
-    await run("/quit", /^tty /m);
+    await command(pane, "/quit", /^tty /m);
     await expectCleanExit(pane, 0);
     pane.close();
-  }, 20_000);
+  }, 30_000);
 
   test("/new starts a new saved session; the next message starts a fresh conversation", async () => {
     const { workspace, pane } = await opened("slash-new");
@@ -291,6 +298,28 @@ describe.skipIf(E2E_SKIPPED)("the input, the commands and the focus, in a real t
     expect(second).not.toContain("kiwi");
     pane.close();
   }, 15_000);
+
+  test("/compact: the next message's run starts with the model's summary of the conversation", async () => {
+    const { workspace, pane } = await opened("slash-compact", [
+      { content: "", tool_calls: [{ id: "r1", name: "read_file", arguments: { path: "README.md" } }] },
+      { content: "", tool_calls: [{ id: "r2", name: "read_file", arguments: { path: "NOTES.md" } }] },
+      { content: "read them" },
+      { content: "SUMMARY: the person asked twice.", answers: "summary" },
+      { content: "continuing after the summary" },
+    ]);
+    await command(pane, "/compact", "/compact: nothing to summarize yet (the last 2 turns always stay whole)");
+    pane.type("first, a question");
+    pane.keys("Enter");
+    await pane.waitFor("stopped: completed", "the first run");
+    await command(pane, "/compact", "/compact: the model summarizes the conversation so far when the next message is sent");
+    pane.type("and now?");
+    pane.keys("Enter");
+    const done = await pane.waitFor("continuing after the summary", "the second run");
+    expect(done).toMatch(/\[\d+ earlier messages replaced by the model's own summary/);
+    const session = fs.readdirSync(path.join(workspace, ".glassbox", "sessions"))[0]!;
+    expect(fs.readFileSync(path.join(workspace, ".glassbox", "sessions", session), "utf8")).toContain("SUMMARY: the person asked twice.");
+    pane.close();
+  }, 20_000);
 
   test("a message sent during a run is queued, shown so, and sent when the run stops; /new during a run says to stop first", async () => {
     const { workspace, args } = scripted("queue", [

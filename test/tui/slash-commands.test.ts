@@ -1,5 +1,6 @@
 import { describe, expect, test } from "bun:test";
-import { runSlash, SLASH_COMMANDS, slashHint, type SlashHost } from "../../src/tui/slash-commands.ts";
+import { DEFAULT_LIMITS } from "../../src/core/limits.ts";
+import { limitLines, runSlash, SLASH_COMMANDS, slashHint, type SlashHost } from "../../src/tui/slash-commands.ts";
 
 /** A host that records what was asked of it. */
 function host(running = false): SlashHost & { calls: string[] } {
@@ -15,8 +16,9 @@ function host(running = false): SlashHost & { calls: string[] } {
     undo: record("undo"),
     sessions: () => ["ID  STARTED"],
     newSession: record("newSession"),
+    compact: record("compact"),
     allow: record("allow"),
-    limits: () => ["max_steps 40"],
+    limits: () => DEFAULT_LIMITS,
     prompt: record("prompt"),
     quit: record("quit"),
   };
@@ -24,10 +26,11 @@ function host(running = false): SlashHost & { calls: string[] } {
 
 describe("slash commands", () => {
   test("each command of the contract is in the table and runs its handler", () => {
-    expect(SLASH_COMMANDS.map((command) => command.name)).toEqual(["/help", "/model", "/undo", "/sessions", "/new", "/allow", "/limits", "/prompt", "/quit"]);
+    expect(SLASH_COMMANDS.map((command) => command.name)).toEqual(["/help", "/model", "/undo", "/sessions", "/new", "/compact", "/allow", "/limits", "/prompt", "/quit"]);
     const h = host();
-    for (const text of ["/help", "/model", "/undo", "/sessions", "/new", "/allow edit_file:src/**", "/limits", "/prompt", "/quit"]) expect(runSlash(text, h)).toBeNull();
-    expect(h.calls).toEqual(["help", "pickModel", "undo", "overlay sessions ID  STARTED", "newSession", "allow edit_file:src/**", "overlay limits max_steps 40", "prompt", "quit"]);
+    for (const text of ["/help", "/model", "/undo", "/sessions", "/new", "/compact", "/allow edit_file:src/**", "/limits", "/prompt", "/quit"]) expect(runSlash(text, h)).toBeNull();
+    expect(h.calls).toEqual(["help", "pickModel", "undo", "overlay sessions ID  STARTED", "newSession", "compact", "allow edit_file:src/**", `overlay limits ${limitLines(DEFAULT_LIMITS).join("\n")}`, "prompt", "quit"]);
+    expect(limitLines(DEFAULT_LIMITS)[0]).toBe(`max_steps               ${DEFAULT_LIMITS.max_steps}`);
   });
 
   test("an unknown command is named and nothing runs", () => {
@@ -43,15 +46,15 @@ describe("slash commands", () => {
     expect(h.calls).toEqual([]);
   });
 
-  test("during a run, /new, /model and /undo say to stop it first; /help still works", () => {
+  test("during a run, /new, /model, /undo and /compact say to stop it first; /help still works", () => {
     const h = host(true);
-    for (const name of ["/new", "/model", "/undo"]) expect(runSlash(name, h)).toBe(`${name}: a run is active; stop it first (Esc), then ${name}`);
+    for (const name of ["/new", "/model", "/undo", "/compact"]) expect(runSlash(name, h)).toBe(`${name}: a run is active; stop it first (Esc), then ${name}`);
     expect(runSlash("/help", h)).toBeNull();
     expect(h.calls).toEqual(["help"]);
   });
 
   test("the hint: the names the beginning matches, or what the one command does", () => {
-    expect(slashHint("/")).toBe("/help  /model  /undo  /sessions  /new  /allow  /limits  /prompt  /quit");
+    expect(slashHint("/")).toBe("/help  /model  /undo  /sessions  /new  /compact  /allow  /limits  /prompt  /quit");
     expect(slashHint("/al")).toBe("/allow RULE: allow a tool without asking, this session (/allow edit_file:src/**)");
     expect(slashHint("/zz")).toBe("no command starts with /zz; Tab completes, /help lists them");
   });

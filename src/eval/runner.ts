@@ -163,7 +163,7 @@ function evalArgs(task: Task, root: string, folder: string, config: string, opti
     baseUrl: options.baseUrl,
     workspace: root,
     config,
-    allow: ["write_file", "edit_file"],
+    allow: ["write_file", "edit_file", "delete_file", "move_file"],
     deny: [],
     limits: {},
     record: join(folder, "replies.json"),

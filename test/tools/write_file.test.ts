@@ -181,3 +181,17 @@ test("a folder swapped for a link to another folder inside is refused too: the w
   expectRefused(verdict, ws, "`path`", /changed while the call waited for approval/);
   expect(readFileSync(join(ws.root, "other", "a.txt"), "utf8")).toBe("never approved\n");
 });
+
+test("a new file's folder swapped for a link to another folder inside is refused: the content would appear where nobody approved it", async () => {
+  const ws = makeWorkspace();
+  mkdirSync(join(ws.root, "docs"));
+  mkdirSync(join(ws.root, "other"));
+  const approver = async () => {
+    renameSync(join(ws.root, "docs"), join(ws.root, "docs-moved"));
+    symlinkSync("other", join(ws.root, "docs"));
+    return "yes" as const;
+  };
+  const verdict = await gate(ws.root, { approver }).call("write_file", { path: "docs/new.txt", content: "new\n" });
+  expectRefused(verdict, ws, "`path`", /where `docs\/new\.txt` leads changed/);
+  expect(existsSync(join(ws.root, "other", "new.txt"))).toBe(false);
+});

@@ -96,12 +96,12 @@ describe("a streamed reply whose text is a tool call, a few characters at a time
       headers: { "Content-Type": "application/x-ndjson" },
       pieces: [
         JSON.stringify({ model: "qwen3:8b", message: { role: "assistant", content: "", thinking: '{"name": "read_file", "arguments": {"path": "README.md"}}' }, done: false }) + "\n",
-        JSON.stringify({ model: "qwen3:8b", message: { role: "assistant", content: "Done." }, done: true, done_reason: "stop" }) + "\n",
+        JSON.stringify({ model: "qwen3:8b", message: { role: "assistant", content: "" }, done: true, done_reason: "stop" }) + "\n",
       ],
     }));
     const { deltas } = await collect(new TextCallModel(new OllamaModel("ollama:qwen3:8b", "qwen3:8b", server.url, options)), request());
     expect(deltas.some((delta) => delta.type === "thinking")).toBe(true);
-    expect(assembled(deltas)).toMatchObject({ content: "Done.", tool_calls: [] });
+    expect(assembled(deltas)).toMatchObject({ content: "", tool_calls: [] });
   });
 });
 

@@ -224,6 +224,7 @@ describe("what stays text", () => {
     ["Llama 3.1 built-in tool (meta-llama/llama-models#169: brave_search.call)", '<|python_tag|>brave_search.call(query="Menlo Park weather")<|eom_id|>'],
     ["a mistral call to an unknown tool", '[TOOL_CALLS]rm_rf[ARGS]{"path": "/"}'],
     ["a function_xml call with junk between parameters", "<function=read_file>\nsee below\n<parameter=path> a.ts\n"],
+    ["<function=…> starting inside a line of prose", "I would start with <function=read_file>\n<parameter=path> a.ts and then look around."],
     ["an open <think> before the call", '<think>maybe\n{"name": "read_file", "arguments": {"path": "a.ts"}}'],
     ["a fence of another language", '```python\n{"name": "read_file", "arguments": {"path": "a.ts"}}\n```'],
     ["a plain answer", "The version helper pads numbers to two digits."],

@@ -1,4 +1,4 @@
-import { occurrences, skipSpace, type Found, type OfferedTools, type TextCall } from "./shared.ts";
+import { atLineStart, occurrences, skipSpace, type Found, type OfferedTools, type TextCall } from "./shared.ts";
 
 const FUNCTION = /^<function=([^>\s]+)>/;
 const FUNCTION_END = "</function>";
@@ -7,11 +7,14 @@ const PARAMETER_END = "</parameter>";
 
 /**
  * `function_xml`: `<function=NAME>` and `<parameter=KEY>VALUE` (qwen3-coder), closing tags
- * optional, several functions in a row. Values are text; a parameter the tool declares as a
- * number, boolean, object or list is read as JSON when it is valid JSON.
+ * optional, several functions in a row, the first on a line of its own. Values are text; a
+ * parameter the tool declares as a number, boolean, object or list is read as JSON when it is
+ * valid JSON. Without closing tags a value runs to the end, so a `<function=` inside a line of
+ * prose is left alone: the rest of the sentence would become the value.
  */
 export function parseFunctionXml(text: string, tools: OfferedTools): Found | null {
   for (const start of occurrences(text, "<function=")) {
+    if (!atLineStart(text, start)) continue;
     const calls = functionsFrom(text, start, tools);
     if (calls) return { start, calls };
   }

@@ -95,6 +95,12 @@ export function occurrences(text: string, marker: string): number[] {
   return found;
 }
 
+/** Whether only spaces or tabs stand between the start of its line and `at`. */
+export function atLineStart(text: string, at: number): boolean {
+  while (at > 0 && (text[at - 1] === " " || text[at - 1] === "\t")) at--;
+  return at === 0 || text[at - 1] === "\n";
+}
+
 /** The first index at or after `at` that is not whitespace. */
 export function skipSpace(text: string, at: number): number {
   while (at < text.length && /\s/.test(text[at]!)) at++;

@@ -1,0 +1,161 @@
+import type { Mutant } from "../mutate.ts";
+
+/** Tool calls written as text (src/model/text-calls/, the wrapper), tool names spelled loosely, empty replies. */
+export const MUTANTS: Mutant[] = [
+  {
+    name: "text calls: bare JSON not recognised",
+    file: "src/model/text-calls/json.ts",
+    find: "    const calls = callsFromValue(value, tools);\n    return calls ? { start, calls } : null;",
+    replace: "    return null;",
+  },
+  {
+    name: "text calls: <tool_call> blocks not recognised",
+    file: "src/model/text-calls/tool-call.ts",
+    find: "    if (calls) return { start, calls };",
+    replace: "    if (calls) return null;",
+  },
+  {
+    name: "text calls: <function=…> not recognised",
+    file: "src/model/text-calls/function-xml.ts",
+    find: "    calls.push({ name, arguments: args });",
+    replace: "    return null;",
+  },
+  {
+    name: "text calls: <parameter> values not trimmed",
+    file: "src/model/text-calls/function-xml.ts",
+    find: "  if (!raw.trim().includes(\"\\n\")) return raw.trim();",
+    replace: "  if (!raw.trim().includes(\"\\n\")) return raw;",
+  },
+  {
+    name: "text calls: [TOOL_CALLS] NAME[ARGS] not recognised",
+    file: "src/model/text-calls/mistral.ts",
+    find: "const NAMED = /^([A-Za-z0-9_.-]+)(?:\\[CALL_ID\\][A-Za-z0-9_-]*)?\\[ARGS\\]([\\s\\S]*)$/;",
+    replace: "const NAMED = /(?!)/;",
+  },
+  {
+    name: "text calls: [TOOL_CALLS] list not recognised",
+    file: "src/model/text-calls/mistral.ts",
+    find: 'segment.startsWith("[") || segment.startsWith("{") ? callsFromJson(segment, tools) : namedCall(segment, tools)',
+    replace: "namedCall(segment, tools)",
+  },
+  {
+    name: "text calls: <|python_tag|> not recognised",
+    file: "src/model/text-calls/python-tag.ts",
+    find: "    const calls = callsFromJson(text.slice(start + TAG.length), tools);",
+    replace: "    const calls = null;",
+  },
+  {
+    name: "text calls: a fence not recognised",
+    file: "src/model/text-calls/fenced.ts",
+    find: "  return found?.start === 0 ? { start: open.index, calls: found.calls } : null;",
+    replace: "  return null;",
+  },
+  {
+    name: "text calls: a call quoted in the middle of prose is taken (JSON from any line)",
+    file: "src/model/text-calls/json.ts",
+    find: "  const line = /^[ \\t]*([{[])/gm;",
+    replace: "  const line = /()([{[])/g;",
+  },
+  {
+    name: "text calls: <function=…> inside a line of prose is taken",
+    file: "src/model/text-calls/function-xml.ts",
+    find: "    if (!atLineStart(text, start)) continue;\n",
+    replace: "",
+  },
+  {
+    name: "text calls: prose after the calls is ignored",
+    file: "src/model/text-calls/tool-call.ts",
+    find: "    if (!text.startsWith(OPEN, at)) return null;",
+    replace: "    if (!text.startsWith(OPEN, at)) break;",
+  },
+  {
+    name: "text calls: the thinking channel is read",
+    file: "src/model/text-call-model.ts",
+    find: 'if (delta.type === "text") text.push(delta.text);',
+    replace: 'if (delta.type === "text" || delta.type === "thinking") text.push(delta.text);',
+  },
+  {
+    name: "text calls: an open <think> in the text is read",
+    file: "src/model/text-calls/index.ts",
+    find: '  if (prose.lastIndexOf("<think>") > prose.lastIndexOf("</think>")) return null;\n',
+    replace: "",
+  },
+  {
+    name: "text calls: a name no offered tool has is taken",
+    file: "src/model/text-calls/shared.ts",
+    find: "    if (!call || !tools.offers(call.name)) return null;",
+    replace: "    if (!call) return null;",
+  },
+  {
+    name: "text calls: JSON with other keys is taken as a call",
+    file: "src/model/text-calls/shared.ts",
+    find: "  if (!keys.every((key) => CALL_KEYS.has(key))) return null;\n",
+    replace: "",
+  },
+  {
+    name: "text calls: the switch is ignored",
+    file: "src/session/session.ts",
+    find: "return (args.textToolCalls ?? config.text_tool_calls) ? new TextCallModel(recorded) : recorded;",
+    replace: "return new TextCallModel(recorded);",
+  },
+  {
+    name: "text calls: recovered from a reply that has protocol calls",
+    file: "src/model/text-call-model.ts",
+    find: "    if (protocolCalls) return;\n",
+    replace: "",
+  },
+  {
+    name: "text calls: the text keeps the calls",
+    file: "src/core/reply.ts",
+    find: "        this.content.take();\n        this.content.add(delta.prose);\n",
+    replace: "",
+  },
+  {
+    name: "text calls: from_text not in the event",
+    file: "src/core/loop.ts",
+    find: "        ...(call.from_text ? { from_text: true as const } : {}),\n",
+    replace: "",
+  },
+  {
+    name: "names: a loose spelling does not reach the tool",
+    file: "src/core/tool-names.ts",
+    find: "  return matches.length === 1 ? matches[0]! : null;",
+    replace: "  return null;",
+  },
+  {
+    name: "names: colliding offered names matched loosely",
+    file: "src/core/tool-names.ts",
+    find: "  return matches.length === 1 ? matches[0]! : null;",
+    replace: "  return matches[0] ?? null;",
+  },
+  {
+    name: "names: the reason does not say how the model wrote it",
+    file: "src/core/checkpoint.ts",
+    find: "reason: verdict.reason ? `${verdict.reason} (${spelling})` : spelling };",
+    replace: "reason: verdict.reason };",
+  },
+  {
+    name: "empty replies: never stop the run",
+    file: "src/core/loop.ts",
+    find: "      if (emptyBefore) return yield stopEvent(",
+    replace: "      if (false) return yield stopEvent(",
+  },
+  {
+    name: "empty replies: not named to the model",
+    file: "src/core/loop.ts",
+    find: "      record.push({ role: \"user\", content: `[glassbox] ${EMPTY_REPLY}` });\n",
+    replace: "",
+  },
+  {
+    name: "empty replies: the count is not reset by a reply with content",
+    file: "src/core/loop.ts",
+    find: "    emptyBefore = false;\n",
+    replace: "",
+  },
+  {
+    name: "doctor: text calls reported as none",
+    file: "src/cli/doctor-tool-calls.ts",
+    find: "  const recovered = recoverTextCalls(text, [PROBE_TOOL]);",
+    replace: "  const recovered = null as ReturnType<typeof recoverTextCalls>;",
+  },
+];

@@ -50,4 +50,16 @@ export const MUTANTS: Mutant[] = [
     find: 'if (words.some((word) => word.includes("*"))) return null;',
     replace: "",
   },
+  {
+    name: "the approval hides what a command will run",
+    file: "src/tui/approval-modal.ts",
+    find: '(description ?? details ?? "(no file change to show)")',
+    replace: '(description ?? "(no file change to show)")',
+  },
+  {
+    name: "the approval hides the rule a makes",
+    file: "src/tui/approval-modal.ts",
+    find: "${alwaysMeans(request)}",
+    replace: "always allow ${safeTagged(request.tool)} this session",
+  },
 ];

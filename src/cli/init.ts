@@ -81,7 +81,13 @@ function describe(detection: Detection, root: string, say: (line: string) => voi
   const widths = [0, 1].map((column) => Math.max(0, ...rows.map((row) => row[column]!.length)));
   for (const row of rows) say(`  ${row[0]!.padEnd(widths[0]!)}  ${row[1]!.padEnd(widths[1]!)}  from ${row[2]}`);
   if (detection.verify) say(`verify: ${detection.verify} (finish is accepted only once it passes after the last edit)`);
-  say(`Nothing is allowed: every write and edit asks you first (a headless run denies it); add "allow" rules to ${CONFIG_FILE} to change that.`);
+  say(`Nothing is allowed: every write, edit and command asks you first (read-only git commands aside; a headless run denies them); add "allow" rules to ${CONFIG_FILE} to change that.`);
+  const rule = detection.checks.find((check) => check.commandRule)?.commandRule;
+  if (rule) {
+    say(`Suggested, not added: let the model run one test file of the suite without asking, in the sandbox, with the rule`);
+    say(`  ${rule}`);
+    say(`  add it to ${CONFIG_FILE} as "allow": [${JSON.stringify(rule)}], or give it for one run: --allow '${rule}'`);
+  }
 }
 
 /** An argv as a person would type it. */

@@ -131,13 +131,15 @@ export class Checkpoint {
       if (!answer.approved) return denied(answer.sentence);
       // A "yes" given after the run was stopped or passed its deadline must not write anything.
       if (signal.aborted) return stopped(`${tool.name} was approved after the run had ended, so it was not run.`);
-      if (answer.madeRule) reason = `allowed, and from now on this session, by the new rule ${answer.madeRule}`;
+      if (answer.madeRule) reason = `The user allowed ${answer.madeRule} for the rest of this session.`;
     }
 
     try {
       const output = await plan.execute();
       const finished = tool.name === "finish" ? { summary: (args as { summary: string }).summary } : undefined;
-      return { decision: "allowed", reason, content: clip(output, this.options.maxResultChars), finished, target: plan.target, succeeded: plan.succeeded };
+      // The rule heads the result too: the person sees it in the transcript, the model learns what no longer asks.
+      const result = reason ? `${reason}\n${output}` : output;
+      return { decision: "allowed", reason, content: clip(result, this.options.maxResultChars), finished, target: plan.target, succeeded: plan.succeeded };
     } catch (error) {
       if (error instanceof Refusal) return refused(error.message);
       if (error instanceof ToolFailure) return { decision: "error", reason: error.reason, content: clip(error.message, this.options.maxResultChars), target: plan.target };

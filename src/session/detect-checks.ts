@@ -44,6 +44,11 @@ export interface DetectedCheck {
   timeout_seconds?: number;
   /** Where it came from, for the person: `package.json script "test" (vitest run); pnpm-lock.yaml → pnpm`. */
   source: string;
+  /**
+   * For a test suite: the run_command rule init suggests (never adds) so the model can run one
+   * test file of it without asking: `run_command:npx vitest run *`.
+   */
+  commandRule?: string;
 }
 
 export interface DetectedEditCheck {
@@ -127,11 +132,30 @@ function packageScripts(files: ProjectSnapshot, notes: string[]): DetectedCheck[
     found.push({
       name: check,
       argv: [manager, "run", script],
-      ...(check === "tests" ? { timeout_seconds: TEST_TIMEOUT_SECONDS } : {}),
+      ...(check === "tests" ? { timeout_seconds: TEST_TIMEOUT_SECONDS, commandRule: testFileRule(body, manager, script) } : {}),
       source: `package.json script "${script}" (${body}); ${because}`,
     });
   }
   return found;
+}
+
+/** How each package manager runs a package's own binary. */
+const EXEC: Record<string, string> = { npm: "npx", pnpm: "pnpm exec", yarn: "yarn", bun: "bunx" };
+
+/** Test runners that take test files as arguments, as the script starts them → how to run some of their files. */
+const JS_RUNNERS: Array<{ starts: RegExp; files: (exec: string) => string }> = [
+  { starts: /^vitest\b/, files: (exec) => `${exec} vitest run *` },
+  { starts: /^jest\b/, files: (exec) => `${exec} jest *` },
+  { starts: /^mocha\b/, files: (exec) => `${exec} mocha *` },
+  { starts: /^playwright test\b/, files: (exec) => `${exec} playwright test *` },
+  { starts: /^bun test\b/, files: () => "bun test *" },
+  { starts: /^node --test\b/, files: () => "node --test *" },
+];
+
+/** The rule for one test file of a package.json test script: its runner's own command when known, else the script with arguments. */
+function testFileRule(body: string, manager: string, script: string): string {
+  const runner = JS_RUNNERS.find(({ starts }) => starts.test(body));
+  return `run_command:${runner ? runner.files(EXEC[manager]!) : `${manager} run ${script} *`}`;
 }
 
 /**
@@ -161,6 +185,7 @@ function python(files: ProjectSnapshot): { checks: DetectedCheck[]; editChecks: 
         name: "tests",
         argv: uv ? ["uv", "run", "pytest", "-q"] : ["python3", "-m", "pytest", "-q"],
         timeout_seconds: TEST_TIMEOUT_SECONDS,
+        commandRule: uv ? "run_command:uv run pytest *" : "run_command:python3 -m pytest *",
         source: `pytest (${reason})${uv ? "; uv.lock → uv run" : ""}`,
       },
     ],
@@ -183,7 +208,7 @@ function pytestReason(files: ProjectSnapshot): string | null {
 function cargo(files: ProjectSnapshot): DetectedCheck[] {
   if (!files.has("Cargo.toml")) return [];
   return [
-    { name: "tests", argv: ["cargo", "test", "--quiet"], timeout_seconds: TEST_TIMEOUT_SECONDS, source: "Cargo.toml" },
+    { name: "tests", argv: ["cargo", "test", "--quiet"], timeout_seconds: TEST_TIMEOUT_SECONDS, source: "Cargo.toml", commandRule: "run_command:cargo test *" },
     { name: "typecheck", argv: ["cargo", "check", "--quiet"], source: "Cargo.toml" },
   ];
 }
@@ -191,7 +216,7 @@ function cargo(files: ProjectSnapshot): DetectedCheck[] {
 function goModule(files: ProjectSnapshot): DetectedCheck[] {
   if (!files.has("go.mod")) return [];
   return [
-    { name: "tests", argv: ["go", "test", "./..."], timeout_seconds: TEST_TIMEOUT_SECONDS, source: "go.mod" },
+    { name: "tests", argv: ["go", "test", "./..."], timeout_seconds: TEST_TIMEOUT_SECONDS, source: "go.mod", commandRule: "run_command:go test *" },
     { name: "vet", argv: ["go", "vet", "./..."], source: "go.mod" },
   ];
 }

@@ -37,6 +37,17 @@ describe("glassbox init writes the checks a project names", () => {
     expect(result.stdout).toMatch(new RegExp(`^  tests +${manager} run test +from package\\.json script "test" \\(vitest run\\); ${because.replace(/[.]/g, "\\.")}$`, "m"));
     expect(result.stdout).toMatch(/^  typecheck +\S+ run type-check +from package\.json script "type-check"/m);
     expect(result.stdout).toContain(`wrote ${join(root, "glassbox.json")}`);
+    // A rule for one test file is suggested, with how to add it, and not added.
+    const exec = { npm: "npx", bun: "bunx", pnpm: "pnpm exec", yarn: "yarn" }[manager]!;
+    const rule = `run_command:${exec} vitest run *`;
+    expect(result.stdout).toContain(
+      [
+        "Suggested, not added: let the model run one test file of the suite without asking, in the sandbox, with the rule",
+        `  ${rule}`,
+        `  add it to glassbox.json as "allow": ["${rule}"], or give it for one run: --allow '${rule}'`,
+      ].join("\n"),
+    );
+    expect(readFileSync(join(root, "glassbox.json"), "utf8")).not.toContain("run_command");
   });
 
   test("a pytest project: python3 -m pytest -q, and .py edits must compile", async () => {

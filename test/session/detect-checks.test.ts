@@ -3,6 +3,8 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { configFor, configText, detectChecks, snapshotProject } from "../../src/session/detect-checks.ts";
 import { ConfigSchema } from "../../src/session/config.ts";
+import { parseRule } from "../../src/core/policy.ts";
+import { TOOL_NAMES } from "../../src/tools/index.ts";
 import { tempFolder } from "../helpers/workspace.ts";
 
 const project = (files: Record<string, string>) => new Map(Object.entries(files));
@@ -54,6 +56,39 @@ describe("which checks a project's files name", () => {
     ["nothing at all", { "README.md": "hello" }, {}],
   ])("%s", (_name, files, expected) => {
     expect(argvs(files)).toEqual(expected);
+  });
+});
+
+describe("the run_command rule suggested for one test file of the suite", () => {
+  const ruleOf = (files: Record<string, string>) => detectChecks(project(files)).checks.find((check) => check.commandRule)?.commandRule ?? null;
+  test.each<[string, Record<string, string>, string | null]>([
+    ["vitest, npm", { "package.json": scripts({ test: "vitest" }) }, "run_command:npx vitest run *"],
+    ["vitest run, pnpm", { "package.json": scripts({ test: "vitest run --coverage" }), "pnpm-lock.yaml": "" }, "run_command:pnpm exec vitest run *"],
+    ["jest, yarn", { "package.json": scripts({ test: "jest --ci" }), "yarn.lock": "" }, "run_command:yarn jest *"],
+    ["mocha, bun lockfile", { "package.json": scripts({ test: "mocha" }), "bun.lock": "" }, "run_command:bunx mocha *"],
+    ["playwright", { "package.json": scripts({ test: "playwright test" }) }, "run_command:npx playwright test *"],
+    ["bun test", { "package.json": scripts({ test: "bun test" }), "bun.lock": "" }, "run_command:bun test *"],
+    ["node --test", { "package.json": scripts({ test: "node --test test/" }) }, "run_command:node --test *"],
+    ["a runner it does not know: the script with arguments", { "package.json": scripts({ test: "./scripts/test.sh" }) }, "run_command:npm run test *"],
+    ["vitest named later in the script is not the runner", { "package.json": scripts({ test: "tsc && vitest" }) }, "run_command:npm run test *"],
+    ["pytest", { "pytest.ini": "" }, "run_command:python3 -m pytest *"],
+    ["pytest with uv", { "pytest.ini": "", "uv.lock": "" }, "run_command:uv run pytest *"],
+    ["cargo", { "Cargo.toml": "" }, "run_command:cargo test *"],
+    ["go", { "go.mod": "module m\n" }, "run_command:go test *"],
+    ["make test takes no file: none", { Makefile: "test:\n\t./t\n" }, null],
+    ["no tests, only lint: none", { "package.json": scripts({ lint: "eslint ." }) }, null],
+  ])("%s", (_name, files, rule) => {
+    expect(ruleOf(files)).toBe(rule);
+  });
+
+  test("every suggestion parses as a rule and matches a run of one test file", () => {
+    const rule = parseRule(ruleOf({ "package.json": scripts({ test: "vitest" }) })!, TOOL_NAMES);
+    expect(rule.glob!.match("npx vitest run test/deep/a.test.ts")).toBe(true);
+  });
+
+  test("the suggestion never reaches the file init writes", () => {
+    const text = configText(configFor(detectChecks(project({ "package.json": scripts({ test: "vitest" }) }))));
+    expect(text).not.toContain("run_command");
   });
 });
 

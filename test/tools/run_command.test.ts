@@ -252,10 +252,12 @@ describe("rules and approval", () => {
     const session = gate(ws.root, { approver });
     const first = await session.call("run_command", { argv: ["echo", "hi", "there"] });
     expect(first.decision).toBe("allowed");
-    expect(first.reason).toBe("allowed, and from now on this session, by the new rule run_command:echo hi*");
+    expect(first.reason).toBe("The user allowed run_command:echo hi* for the rest of this session.");
+    expect(first.content).toMatch(/^The user allowed run_command:echo hi\* for the rest of this session\.\nThe command `echo hi there` passed/);
     const again = await session.call("run_command", { argv: ["echo", "hi", "again"] });
     expect(again.decision).toBe("allowed");
     expect(again.reason).toBe("");
+    expect(again.content).toStartWith("The command `echo hi again` passed");
     expect(requests.length).toBe(1);
     await session.call("run_command", { argv: ["echo", "bye"] });
     expect(requests.length).toBe(2);

@@ -1,5 +1,6 @@
 import { z } from "zod";
-import { defineTool, Refusal, type ToolPlan } from "./tool.ts";
+import { defineTool, type ToolPlan } from "./tool.ts";
+import { Refusal } from "./refusal.ts";
 import { describeOutcome, runCheck, type Check } from "./checks.ts";
 import { statSync } from "node:fs";
 import { join } from "node:path";

@@ -119,6 +119,28 @@ describe("saving a session as it goes", () => {
     expect(readdirSync(sessionsFolder(ws.root))).toEqual([`${saved.id}.jsonl`]);
   });
 
+  test("a continued session's view is the one the last run sent: its compactions are restored from the saved events", async () => {
+    const ws = makeWorkspace();
+    for (let i = 0; i < 6; i++) writeFileSync(join(ws.root, `log${i}.txt`), `line ${i} of the log\n`.repeat(150));
+    const clock = new FakeClock();
+    const reads: ScriptedReply[] = [0, 1, 2, 3, 4, 5].map((i) => call("read_file", { path: `log${i}.txt` }));
+    const first = sessionWith(ws.root, [...reads, { content: "Six logs, nothing wrong." }], clock);
+    first.session.limits = { ...first.session.limits, max_transcript_chars: 16_000 };
+    const saved = chooseSession(ws.root, {}, () => clock.now());
+    const events = await play(first.session, "read the logs", saved);
+    expect(events.some((event) => event.kind === "context_elided")).toBe(true);
+    const lastSent = first.model.requests.at(-1)!.messages;
+
+    const second = sessionWith(ws.root, [{ content: "Still nothing." }], clock);
+    second.session.limits = first.session.limits;
+    const again = chooseSession(ws.root, { continue: true }, () => clock.now());
+    expect([...again.context.elided.keys()]).toEqual([...saved.context.elided.keys()]);
+    const more = await play(second.session, "anything else?", again);
+    // Nothing to compact again: the server's cached prompt is still the start of the next one.
+    expect(more.some((event) => event.kind === "context_elided" || event.kind === "context_summarized")).toBe(false);
+    expect(second.model.requests[0]!.messages.slice(0, lastSent.length)).toEqual(lastSent);
+  });
+
   test("a continued session gets its plan back from the last todo list", async () => {
     const ws = makeWorkspace();
     const items = [{ text: "read the code", status: "done" as const }, { text: "fix the bug", status: "in_progress" as const }];

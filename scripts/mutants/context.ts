@@ -5,7 +5,7 @@ export const MUTANTS: Mutant[] = [
   {
     name: "old results re-cut every step",
     file: "src/core/context.ts",
-    find: "if (policy && this.pressure(messages, toolsChars) >= policy.soft_ratio) messages = yield* this.compact(",
+    find: "if (policy && this.pressure(messages, toolsChars) >= this.threshold(policy)) messages = yield* this.compact(",
     replace: "if (policy) messages = yield* this.compact(",
   },
   {
@@ -23,7 +23,7 @@ export const MUTANTS: Mutant[] = [
   {
     name: "no summary when elision cannot get under the target",
     file: "src/core/context.ts",
-    find: "if (this.pressure(tentative, toolsChars) < policy.target_ratio || !range) return yield* elide(current);",
+    find: "if (this.pressure(tentative, toolsChars) < target || !range) return yield* elide(current);",
     replace: "return yield* elide(current);",
   },
   {
@@ -47,7 +47,7 @@ export const MUTANTS: Mutant[] = [
   {
     name: "context fit not checked",
     file: "src/core/context.ts",
-    find: "if (this.window && estimatedTokens + replyTokenCap > this.window) {",
+    find: "if (!this.fits(chars + toolsChars)) {",
     replace: "if (false) {",
   },
   {

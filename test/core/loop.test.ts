@@ -376,7 +376,8 @@ describe("limits", () => {
     writeFileSync(join(ws.root, "b.txt"), "b".repeat(1800));
     const run = await runScripted(
       [call("read_file", { path: "a.txt" }), call("read_file", { path: "b.txt" }), { content: "never" }],
-      { workspace: ws.root, limits: { max_transcript_chars: 3000 } },
+      // Context management off: eliding a.txt's result would otherwise keep the run under the cap.
+      { workspace: ws.root, limits: { max_transcript_chars: 3000 }, discipline: { context: null } },
     );
     expectWellFormedRun(run);
     expect(run.stop.status).toBe("context_limit");

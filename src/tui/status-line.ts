@@ -19,7 +19,7 @@ export function statusLine(facts: StatusFacts): string {
   // A warning goes first, right after the state, so a narrow terminal clips the model and path, not the fix.
   return facts.warning
     ? ` {bold}${safeTagged(state)}{/bold} · {yellow-fg}${safeTagged(facts.warning)}{/yellow-fg} · ${where}`
-    : ` ${where} · {bold}${safeTagged(state)}{/bold} · Enter send · Esc stop · Tab panes · ? help · / commands · Ctrl-C quit`;
+    : ` ${where} · {bold}${safeTagged(state)}{/bold} · Enter send · Esc stop · Tab panes · ? help · Ctrl-C quit`;
 }
 
 function shortPath(path: string): string {

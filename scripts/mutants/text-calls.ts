@@ -117,6 +117,12 @@ export const MUTANTS: Mutant[] = [
     replace: "",
   },
   {
+    name: "verdicts pane: a call from text not marked",
+    file: "src/tui/panes/verdicts-pane.ts",
+    find: "const tool = call.from_text ? `${call.tool} (text)` : call.tool;",
+    replace: "const tool = call.tool;",
+  },
+  {
     name: "names: a loose spelling does not reach the tool",
     file: "src/core/tool-names.ts",
     find: "  return matches.length === 1 ? matches[0]! : null;",

@@ -1,38 +1,12 @@
-import { afterEach, expect, test } from "bun:test";
-import { PassThrough } from "node:stream";
-import { blessed, createScreen, type Widgets } from "../../../src/tui/blessed.ts";
+import { expect, test } from "bun:test";
+import { blessed, type Widgets } from "../../../src/tui/blessed.ts";
+import { fakeTerminal } from "../../helpers/fake-terminal.ts";
 import { escapeTags } from "../../../src/tui/sanitize.ts";
 import { VOICE_STYLE } from "../../../src/tui/theme.ts";
 import type { Voice } from "../../../src/tui/transcript-buffer.ts";
 import { layout } from "../../../src/tui/layout.ts";
 import { TranscriptPane, worthScrolling } from "../../../src/tui/panes/transcript-pane.ts";
 import { tagged } from "../markdown/tagged.ts";
-
-/** A real blessed screen, 160×45, writing to a stream this test reads instead of a terminal. */
-function fakeTerminal(): { screen: Widgets.Screen; frame(draw: () => void): string } {
-  const output = Object.assign(new PassThrough(), { columns: 160, rows: 45, isTTY: true });
-  const input = Object.assign(new PassThrough(), { isTTY: true, setRawMode: () => {} });
-  const screen = createScreen({ input: input as never, output: output as never, terminal: "xterm-256color" });
-  let written = "";
-  output.on("data", (chunk: Buffer) => (written += chunk.toString("utf8")));
-  open.push(screen);
-  return {
-    screen,
-    /** What one frame wrote: `draw` updates the widgets, then the screen renders. */
-    frame(draw) {
-      written = "";
-      draw();
-      screen.render();
-      (screen.program as unknown as { flush(): void }).flush(); // blessed buffers writes until the next tick
-      return written;
-    },
-  };
-}
-
-const open: Widgets.Screen[] = [];
-afterEach(() => {
-  for (const screen of open.splice(0)) screen.destroy();
-});
 
 const line = (n: number) => `line ${n} of the transcript, long enough to be worth not writing twice`;
 

@@ -5,7 +5,7 @@ export const MUTANTS: Mutant[] = [
   {
     name: "old results re-cut every step",
     file: "src/core/context.ts",
-    find: "if (policy && this.pressure(messages, toolsChars) >= this.threshold(policy)) messages = yield* this.compact(",
+    find: "if (policy && (asked || this.pressure(messages, toolsChars) >= this.threshold(policy))) messages = yield* this.compact(",
     replace: "if (policy) messages = yield* this.compact(",
   },
   {
@@ -23,8 +23,8 @@ export const MUTANTS: Mutant[] = [
   {
     name: "no summary when elision cannot get under the target",
     file: "src/core/context.ts",
-    find: "if (this.pressure(tentative, toolsChars) < target || !range) return yield* elide(current);",
-    replace: "return yield* elide(current);",
+    find: "if (!range || (!summarize && this.pressure(tentative, toolsChars) < target)) return yield* elide(current);",
+    replace: "if (!range || !summarize) return yield* elide(current);",
   },
   {
     name: "summary request without the tools block",

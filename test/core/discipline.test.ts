@@ -1,7 +1,8 @@
 import { describe, expect, test } from "bun:test";
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { elisionBatch, renderView, restoreContext, summaryNote, summaryRange, emptyContext, type ContextState } from "../../src/core/context.ts";
+import { ContextManager, elisionBatch, renderView, restoreContext, summaryNote, summaryRange, emptyContext, type ContextState } from "../../src/core/context.ts";
+import { ModelError } from "../../src/model/types.ts";
 import { DEFAULT_CONTEXT_POLICY } from "../../src/core/discipline.ts";
 import type { AgentEvent, EventOf } from "../../src/core/events.ts";
 import type { Message } from "../../src/core/messages.ts";
@@ -53,6 +54,43 @@ describe("elision in batches", () => {
     record.push({ role: "user", content: "more" });
     expect(renderView("system", record, state).slice(0, view.length)).toEqual(view);
     expect(record.slice(0, snapshot.length)).toEqual(snapshot);
+  });
+});
+
+describe("the window", () => {
+  /** A manager over a record holding only the task, with the server's window told as `window`. */
+  const manager = (task: string, window: number, replyTokenCap: number) =>
+    new ContextManager({
+      systemPrompt: "",
+      record: [{ role: "user", content: task }],
+      policy: null,
+      state: emptyContext(),
+      todo: [],
+      maxTranscriptChars: 1_000_000,
+      replyTokenCap,
+      fallbackWindow: null,
+      contextSize: async () => window,
+      summarize: async () => "",
+    });
+  async function next(context: ContextManager): Promise<{ events: AgentEvent[]; error: unknown }> {
+    const events: AgentEvent[] = [];
+    try {
+      const generator = context.next([], new AbortController().signal);
+      for (let step = await generator.next(); !step.done; step = await generator.next()) events.push(step.value);
+      return { events, error: null };
+    } catch (error) {
+      return { events, error };
+    }
+  }
+
+  test("a prompt that, with the reply cap, does not fit the server's window is refused before it is sent", async () => {
+    // 14,000 characters: about 3,500 tokens; with a reply cap of 1,024 over 4,096, with 512 under.
+    const over = await next(manager("x".repeat(14_000), 4096, 1024));
+    expect(over.events).toEqual([{ kind: "model_info", context_size: 4096 }]);
+    expect(over.error).toBeInstanceOf(ModelError);
+    expect((over.error as ModelError).status).toBe("context_limit");
+    expect((over.error as ModelError).message).toContain("context window of 4096 tokens");
+    expect((await next(manager("x".repeat(14_000), 4096, 512))).error).toBeNull();
   });
 });
 

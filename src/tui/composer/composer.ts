@@ -34,6 +34,8 @@ export class Composer {
   private rows: VisualRow[] = [{ start: 0, stops: [0], cols: [0], shown: "" }];
   private scrollTop = 0;
   private shownRows = 1;
+  private label = "";
+  private content = "";
 
   constructor(
     screen: Widgets.Screen,
@@ -152,12 +154,15 @@ export class Composer {
     const height = Math.min(INPUT_MAX_ROWS, this.rows.length);
     const { row } = cursorPlace(this.rows, this.editor.cursor);
     this.scrollTop = Math.min(Math.max(this.scrollTop, row - height + 1), row, this.rows.length - height);
-    this.box.setContent(this.rows.slice(this.scrollTop, this.scrollTop + height).map((visual) => visual.shown).join("\n"));
+    // Only what changed: each key typed draws the input again, even while a reply pours in.
+    const content = this.rows.slice(this.scrollTop, this.scrollTop + height).map((visual) => visual.shown).join("\n");
+    if (content !== this.content) this.box.setContent((this.content = content));
     const hint = this.hint ?? (this.editor.text.startsWith("/") ? slashHint(this.editor.text) : null);
     const more = this.rows.length > height ? ` · rows ${this.scrollTop + 1}-${this.scrollTop + height} of ${this.rows.length}` : "";
     const label = hint === null ? LABEL.trimEnd() + more + " " : ` ${sanitize(hint)} `;
     // In the top border, between its corners: a label wider than that would spill past the box.
-    this.box.setLabel(label.length > width - 2 ? label.slice(0, width - 3) + "… " : label);
+    const fitted = label.length > width - 2 ? label.slice(0, width - 3) + "… " : label;
+    if (fitted !== this.label) this.box.setLabel((this.label = fitted));
     if (height !== this.shownRows) {
       this.shownRows = height;
       this.host.resized();

@@ -10,7 +10,7 @@ Ctrl-A/E     start / end of the line; Ctrl-U / Ctrl-K delete to its start / end;
 Alt-B/F      a word back / forward; ← → Home End Delete Backspace as usual
 ↑ / ↓        on the first / last line of the input: earlier messages of this workspace
 @path        Tab completes a workspace file; the message carries the file's text
-y / n / a    answer an approval: yes, no, always allow that tool for this session
+y / n / a    answer an approval: yes, no, always for this session (the tool; for a command, its first two words)
 Esc          on the input: stop the running model; in a pane: back to the input; in an overlay: close it
 Tab          move focus: input → transcript → tool verdicts (completes / commands and @ words instead)
 ↑ ↓ Enter    in the tool verdicts: choose a call; Enter opens its whole result as the model got it

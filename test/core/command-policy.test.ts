@@ -1,7 +1,8 @@
 /**
- * run_command's rules, tested by example the way Codex's exec policy is (codex-rs/execpolicy's
- * tests: a command in, a verdict out): each table is a set of rules and the verdict for each
- * command line (argv joined with single spaces, CONTRACT.md "run_command").
+ * run_command's rules, tested by example the way Codex's exec policy is (its docs/execpolicy.md:
+ * each `prefix_rule` carries `match`/`not_match` example commands, checked when the policy
+ * loads, and `codex execpolicy check CMD` prints the decision): each table is a set of rules and
+ * the verdict for each command line (argv joined with single spaces, CONTRACT.md "run_command").
  */
 import { describe, expect, test } from "bun:test";
 import { CommandGlob, Policy, parseRule, type PolicyVerdict } from "../../src/core/policy.ts";

@@ -17,7 +17,8 @@
  *   counted: /health, /props (n_ctx 1e9), and /v1/chat/completions streaming Server-Sent Events
  *   in the shape of test/fixtures/llamacpp-wire/01-text-stream.sse over HTTP on 127.0.0.1, one
  *   numbered word per chunk (`w1 `, `w2 `, …, a newline every 24), paced by writing whatever is
- *   due every millisecond. The task is typed into the TUI's input line like a user would and says
+ *   due every millisecond. The reply is Markdown, half of it fenced code (markdownToken()), so
+ *   the renderer and the highlighter are measured too. The task is typed into the TUI's input line like a user would and says
  *   how much and how fast: "bench TOKENS RATE" (RATE 0: as fast as the client reads).
  * - Streaming (figure 2) runs the binary in a private tmux server, 160×45, as a user would. Keys
  *   go in through one tmux control-mode client (no process spawned per key, its own copy of the
@@ -84,13 +85,38 @@ const tokenText = (n: number) => `w${n}`;
 
 /* ------------------------------------------------------------------ fake llama.cpp server */
 
+/** Words a line of the streamed reply, and lines a block (half prose, half a fence). */
+const LINE_WORDS = 24;
+const BLOCK_LINES = 8;
+
+/**
+ * Chunk `i` of `count` of a Markdown reply that is half fenced code: blocks of four lines of prose
+ * (a heading, then lines with a **bold** and an `inline code` word every six) and four lines of
+ * TypeScript in a ```ts fence. Each chunk still carries exactly one numbered word, in order.
+ */
+export function markdownToken(i: number, count: number): string {
+  const word = tokenText(i + 1);
+  const line = Math.floor(i / LINE_WORDS);
+  const at = i % LINE_WORDS;
+  const lineOfBlock = line % BLOCK_LINES;
+  const code = lineOfBlock >= BLOCK_LINES / 2;
+  const last = i === count - 1;
+  const endsLine = at === LINE_WORDS - 1 || last;
+  let text: string;
+  if (code) text = [`let ${word} =`, `${word} +`, `"${word}"`, `/* ${word} */;`][at % 4]!;
+  else text = at % 6 === 1 ? `**${word}**` : at % 6 === 4 ? `\`${word}\`` : word;
+  const opens = code && lineOfBlock === BLOCK_LINES / 2 && at === 0 ? "```ts\n" : !code && lineOfBlock === 0 && at === 0 ? "## " : "";
+  const closes = code && endsLine && (lineOfBlock === BLOCK_LINES - 1 || last) ? "```\n" : "";
+  return opens + text + (endsLine ? "\n" : " ") + closes;
+}
+
 function serve(): void {
   const encoder = new TextEncoder();
   const envelope = (delta: unknown, finish: string | null = null) =>
     `data: ${JSON.stringify({ choices: [{ finish_reason: finish, index: 0, delta }], created: 1796011079, id: "chatcmpl-benchtui", model: "models/tiny-32k.gguf", system_fingerprint: "b0-82bb485", object: "chat.completion.chunk" })}\n\n`;
   // One chunk per token, numbered from 1 so that the screen shows which arrived: `w1 `, `w2 `, …,
   // a newline after every 24th and after the last.
-  const token = (i: number, count: number) => envelope({ content: `${tokenText(i + 1)}${i % 24 === 23 || i === count - 1 ? "\n" : " "}` });
+  const token = (i: number, count: number) => envelope({ content: markdownToken(i, count) });
   const say = (record: Record<string, unknown>) => process.stdout.write(JSON.stringify(record) + "\n");
 
   const server = Bun.serve({

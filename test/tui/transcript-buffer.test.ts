@@ -139,3 +139,28 @@ test("a million streamed tokens keep about one copy of the text in rows, not an 
   // kept as pieces took about 75 MB.
   expect(grown).toBeLessThan(5.5e6);
 }, 60_000); // about 1 s alone; a loaded 2-core machine (the mutation check runs suites in parallel) can take many times that
+
+test("a growing Markdown block's rows are replaced each time, final ones kept; styles stay on their characters through wrap and resize", () => {
+  const styled = (text: string, code: number) => ({ text, styles: String.fromCharCode(code).repeat(text.length) });
+  const buffer = new TranscriptBuffer(10);
+  buffer.line("before", "notice");
+  buffer.replaceGrowing([], [styled("grow one", 1)], "assistant");
+  buffer.replaceGrowing([styled("final", 2)], [styled("grow two is longer", 3)], "assistant");
+  expect(buffer.visible(10)).toEqual([
+    { text: "before", voice: "notice" },
+    { text: "final", voice: "assistant", styles: "\x02".repeat(5) },
+    { text: "grow two", voice: "assistant", styles: "\x03".repeat(8) },
+    { text: "is longer", voice: "assistant", styles: "\x03".repeat(9) },
+  ]);
+  buffer.resize(40);
+  expect(buffer.visible(10).map((row) => [row.text, row.styles])).toEqual([["before", undefined], ["final", "\x02".repeat(5)], ["grow two is longer", "\x03".repeat(18)]]);
+  buffer.replaceGrowing([styled("done", 4)], [], "assistant");
+  buffer.append("plain after", "tool");
+  expect(buffer.visible(10).map((row) => row.text)).toEqual(["before", "final", "done", "plain after"]);
+  // Packed into blocks and read back, a styled row keeps its styles, a plain one has none.
+  for (let i = 0; i < 1200; i++) buffer.replaceGrowing([styled(`row ${i}`, i % 31)], [], "assistant");
+  const rows = buffer.visible(1300);
+  expect(rows[2]).toEqual({ text: "done", voice: "assistant", styles: "\x04".repeat(4) });
+  expect(rows[3]).toEqual({ text: "plain after", voice: "tool", styles: "\0".repeat(11) });
+  expect(rows.at(-1)).toEqual({ text: "row 1199", voice: "assistant", styles: String.fromCharCode(1199 % 31).repeat(8) });
+});

@@ -14,7 +14,7 @@ import typescript from "highlight.js/lib/languages/typescript";
 import { LineBuilder, withColor, type Color, type StyledLine } from "./style.ts";
 
 const GRAMMARS = { bash, diff, go, javascript, json, python, rust, typescript };
-for (const [name, grammar] of Object.entries(GRAMMARS)) hljs.registerLanguage(name, grammar);
+let registered = false;
 
 /** highlight.js scopes (their first part) → a colour; scopes not named keep the code's own look. */
 const SCOPE_COLOR: Record<string, Color> = {
@@ -49,6 +49,9 @@ interface TreeNode {
 
 /** The language highlight.js knows under `name` (or an alias: ts, py, sh …), or null. */
 export function knownLanguage(name: string): string | null {
+  // Registering runs each grammar's definition: done when the first fence asks, not at start.
+  if (!registered) for (const [grammarName, grammar] of Object.entries(GRAMMARS)) hljs.registerLanguage(grammarName, grammar);
+  registered = true;
   return name && hljs.getLanguage(name) ? name : null;
 }
 

@@ -2,7 +2,7 @@ import { scrollRows, writeRow, type Widgets } from "../blessed.ts";
 import { Pane } from "./pane.ts";
 import { TranscriptBuffer, type Row, type Voice } from "../transcript-buffer.ts";
 import { VOICE_STYLE } from "../theme.ts";
-import { MarkdownStream } from "../markdown/stream.ts";
+import type { MarkdownStream } from "../markdown/stream.ts";
 import { STYLE_CODES, styleTags } from "../markdown/style.ts";
 import type { Rect } from "../layout.ts";
 
@@ -59,7 +59,7 @@ export class TranscriptPane extends Pane {
 
   /** The model's reply (voice "assistant") is Markdown: drawn rendered, at the next frame. */
   append(text: string, voice: Voice): void {
-    if (voice === "assistant") return (this.markdown ??= new MarkdownStream()).append(text);
+    if (voice === "assistant") return (this.markdown ??= newMarkdownStream()).append(text);
     this.endMarkdown();
     this.buffer.append(text, voice);
   }
@@ -157,6 +157,15 @@ export class TranscriptPane extends Pane {
     for (const code of element._parseTags(tags).match(/\x1b\[[\d;]*m/g) ?? []) attr = element.screen.attrCode(code, attr, base);
     return attr;
   }
+}
+
+/**
+ * Loaded with the first reply, not at start: marked and highlight.js are code a start would
+ * evaluate for nothing (a `require` is evaluated when called; an `import` before the first frame).
+ */
+function newMarkdownStream(): MarkdownStream {
+  const { MarkdownStream } = require("../markdown/stream.ts") as typeof import("../markdown/stream.ts");
+  return new MarkdownStream();
 }
 
 /**

@@ -1,0 +1,59 @@
+import type { Mutant } from "../mutate.ts";
+
+/** The Markdown renderer's and the tool verdicts list's guards (src/tui/markdown/, panes/verdicts-pane.ts, overlay.ts). */
+export const MUTANTS: Mutant[] = [
+  {
+    name: "bold drawn with its raw stars",
+    file: "src/tui/markdown/render.ts",
+    find: "addInline((token as Tokens.Strong).tokens, style | BOLD, out);",
+    replace: "out.add(token.raw, style);",
+  },
+  {
+    name: "a fence's info string shown as text (fence line not recognised mid-stream)",
+    file: "src/tui/markdown/stream.ts",
+    find: "const shown = MAYBE_FENCE.test(this.partial) ? \"\" : closeMarkers(this.partial);",
+    replace: "const shown = closeMarkers(this.partial);",
+  },
+  {
+    name: "half-streamed markers drawn raw",
+    file: "src/tui/markdown/stream.ts",
+    find: "export function closeMarkers(line: string): string {",
+    replace: "export function closeMarkers(line: string): string {\n  if (line === line) return line;",
+  },
+  {
+    name: "the model's Markdown reaches the terminal unsanitized",
+    file: "src/tui/markdown/stream.ts",
+    find: "this.carry += sanitize(text);",
+    replace: "this.carry += text;",
+  },
+  {
+    name: "a growing block's rows are never taken back",
+    file: "src/tui/transcript-buffer.ts",
+    find: "  replaceGrowing(final: StyledLine[], growing: StyledLine[], voice: Voice): void {\n    this.dropGrowing();",
+    replace: "  replaceGrowing(final: StyledLine[], growing: StyledLine[], voice: Voice): void {",
+  },
+  {
+    name: "a styled row drawn in the voice's look alone",
+    file: "src/tui/blessed.ts",
+    find: "const attrAt = styles && styleAttrs ?",
+    replace: "const attrAt = false ?",
+  },
+  {
+    name: "a tool result shown unescaped in the overlay",
+    file: "src/tui/overlay.ts",
+    find: "content: sanitize(text),",
+    replace: "content: text,",
+  },
+  {
+    name: "markup in the model's arguments parsed in the verdicts pane",
+    file: "src/tui/panes/verdicts-pane.ts",
+    find: "${safeTagged(args)}",
+    replace: "${args}",
+  },
+  {
+    name: "the verdicts pane takes the focus with nothing selected",
+    file: "src/tui/panes/verdicts-pane.ts",
+    find: 'this.box.on("focus", () => (this.selected = this.calls().at(-1) ?? null));',
+    replace: 'this.box.on("focus", () => (this.selected = null));',
+  },
+];

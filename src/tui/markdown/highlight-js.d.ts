@@ -7,6 +7,7 @@ interface HighlightJs {
   registerLanguage(name: string, grammar: unknown): void;
   getLanguage(name: string): object | undefined;
   highlight(code: string, options: { language: string; ignoreIllegals: boolean }): unknown;
+  configure(options: { __emitter: new (options: unknown) => object }): void;
 }
 declare const hljs: HighlightJs;
 export default hljs;

@@ -25,7 +25,7 @@ const FENCE_CLOSE = /^ {0,3}(`{3,}|~{3,})\s*$/;
 const MAYBE_FENCE = /^ {0,3}(`{1,2}$|`{3,}[^`]*$|~{1,})/;
 
 /** How long a growing paragraph or list gets before its older lines are made final (cutLongBlock). */
-const LONG_BLOCK_LINES = 12;
+const LONG_BLOCK_LINES = 4;
 /** Lines a cut leaves growing. */
 const KEPT_GROWING_LINES = 2;
 const LIST_ITEM = /^ {0,3}([*+-]|\d{1,9}[.)])( |$)/;

@@ -52,7 +52,9 @@ function replyIndex(messages: Array<{ role: string; content?: string; tool_calls
 
 function inOrder(messages: Array<{ role: string; content?: string; tool_calls?: Array<{ id: string }> }>, replies: ScriptReply[]): number {
   const lastCall = messages.findLast((message) => message.role === "assistant" && message.tool_calls?.length)?.tool_calls?.at(-1)?.id;
-  const answered = lastCall === undefined ? -1 : replies.findIndex((reply) => reply.tool_calls?.some((call) => call.id === lastCall));
+  const byId = lastCall === undefined ? -1 : replies.findIndex((reply) => reply.tool_calls?.some((call) => call.id === lastCall));
+  // Calls a script writes as text get their ids from glassbox (s<step>c<n>), not the script: count the replies instead.
+  const answered = lastCall !== undefined && byId < 0 ? messages.filter((message) => message.role === "assistant").length - 1 : byId;
   const note = messages.findLast((message) => message.role === "user" && message.content?.includes(SUMMARY_NOTE_MARK))?.content;
   const summary = note?.split(SUMMARY_NOTE_MARK)[1]!.split("\n\nYour todo list:")[0]!.trim();
   const summarized = summary === undefined ? -1 : replies.findIndex((reply) => (reply.content ?? "").trim() === summary);

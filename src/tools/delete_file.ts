@@ -6,7 +6,7 @@ import { digest } from "../undo/journal.ts";
 
 export const deleteFile = defineTool({
   name: "delete_file",
-  description: "Delete one file in the workspace (not a folder, not a link). Needs the user's approval; `glassbox undo` can bring it back.",
+  description: "Delete one file. Needs the user's approval.",
   schema: z
     .object({
       path: z.string().min(1).max(1000).describe("File path relative to the workspace root"),

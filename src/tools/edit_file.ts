@@ -14,31 +14,29 @@ const MAX_REGIONS = 10;
 
 const MAX_EDITS = 50;
 
-const oldText = z.string().min(1).max(100_000).describe("The exact text to replace, whitespace included");
-const newText = z.string().max(100_000).describe("The text to put in its place");
-const replaceAll = z.boolean().describe("Replace every exact occurrence of `old` instead of exactly one");
+// Described once, at the top level: the model reads every word of the tools block on every request.
+const oldText = z.string().min(1).max(100_000);
+const newText = z.string().max(100_000);
 
 /** edit_file, with the syntax checks the config adds for file types beyond TS, JS and JSON (`guarded` false: none at all). */
 export function makeEditFile(editChecks: Checks = {}, guarded = true): Tool {
   return defineTool({
     name: "edit_file",
     description:
-      "Replace exact text in a workspace file: `old` must occur exactly once (include surrounding lines to make it unique) unless `replace_all` is true. " +
-      "For several changes to one file, pass `edits: [{old, new, replace_all?}]` instead of `old`/`new`: they apply in order, and if one fails nothing is changed. " +
-      "When `old` differs from the file only in line endings, trailing spaces or indentation, the one place it fits is edited and the result says so. " +
-      "The result must still parse, or the edit is refused and the file stays as it was. Needs the user's approval.",
+      "Replace text in a workspace file: `old` must occur exactly once (add surrounding lines) unless `replace_all`. " +
+      "Several changes: `edits: [{old, new, replace_all?}]`, applied in order, all or none. " +
+      "The result must still parse. Needs the user's approval.",
     schema: z
       .object({
         path: z.string().min(1).max(1000).describe("File path relative to the workspace root"),
-        old: oldText.optional(),
-        new: newText.optional(),
-        replace_all: replaceAll.optional(),
+        old: oldText.optional().describe("The exact text to replace, whitespace included"),
+        new: newText.optional().describe("The text to put in its place"),
+        replace_all: z.boolean().optional().describe("Replace every occurrence"),
         edits: z
-          .array(z.object({ old: oldText, new: newText, replace_all: replaceAll.optional() }).strict())
+          .array(z.object({ old: oldText, new: newText, replace_all: z.boolean().optional() }).strict())
           .min(1)
           .max(MAX_EDITS)
-          .optional()
-          .describe("Several edits to the file, applied in order, all or none (instead of old/new)"),
+          .optional(),
       })
       .strict()
       .superRefine((args, context) => {

@@ -7,13 +7,12 @@ import { digest } from "../undo/journal.ts";
 export const moveFile = defineTool({
   name: "move_file",
   description:
-    "Move or rename one file in the workspace (not a folder, not a link); missing folders on the way are made. " +
-    "An existing file at `to` is refused unless `overwrite` is true. Needs the user's approval; `glassbox undo` can move it back.",
+    "Move or rename one file; an existing `to` is refused unless `overwrite`. Needs the user's approval.",
   schema: z
     .object({
-      from: z.string().min(1).max(1000).describe("The file's path now, relative to the workspace root"),
-      to: z.string().min(1).max(1000).describe("Its new path, relative to the workspace root"),
-      overwrite: z.boolean().optional().describe("Replace a file already at `to` (default false)"),
+      from: z.string().min(1).max(1000).describe("File path relative to the workspace root"),
+      to: z.string().min(1).max(1000).describe("New path relative to the workspace root"),
+      overwrite: z.boolean().optional(),
     })
     .strict(),
   needsApproval: true,

@@ -139,7 +139,7 @@ describe("usage errors: exit 2, a message on stderr, nothing run", () => {
 
   test("a rule naming an unknown tool, in --allow or --deny", async () => {
     const ws = makeWorkspace();
-    expectUsageError(await run(ws.root, readReadme, "--allow", "delete_file"), ws.root, '"delete_file"');
+    expectUsageError(await run(ws.root, readReadme, "--allow", "remove_file"), ws.root, '"remove_file"');
     expectUsageError(await run(ws.root, readReadme, "--deny", "shell:rm*"), ws.root, '"shell"');
   });
 

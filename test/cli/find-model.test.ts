@@ -3,7 +3,7 @@ import { expect, test } from "bun:test";
 import { existsSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { glassbox } from "../helpers/cli.ts";
-import { closedAddress, fakeOllama, ollamaExample } from "../helpers/fake-server.ts";
+import { closedAddress, fakeOllama, ollamaExample, ollamaToolCallScene } from "../helpers/fake-server.ts";
 import { makeWorkspace } from "../helpers/workspace.ts";
 
 const TWO_MODELS = [
@@ -71,7 +71,8 @@ test("doctor without a model lists what answers; with one model it checks that o
   expect(listed.stdout).toContain("ok    found --model ollama:qwen2.5:1.5b: qwen2.5:1.5b · Ollama · 986 MB · context 32768");
   expect(listed.stdout).toContain("ok    found --model ollama:qwen3:4b");
   expect(listed.stdout).toContain("glassbox doctor --model SPEC checks one of them in depth");
-  const one = fakeOllama(TWO_MODELS.slice(0, 1), () => ollamaExample("01-text-stream"));
+  // The deep check's tool-call probe (the one request offering tools) gets a native call, as a tool-trained model answers it.
+  const one = fakeOllama(TWO_MODELS.slice(0, 1), (_, request) => (request.body?.tools?.length ? ollamaToolCallScene("current_time", {}) : ollamaExample("01-text-stream")));
   const deep = await glassbox(["doctor", "--workspace", ws.root], { env: onlyOllama(one.url) });
   expect(deep.code).toBe(0);
   expect(deep.stdout).toContain("glassbox doctor · model ollama:qwen2.5:1.5b");

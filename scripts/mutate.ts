@@ -841,6 +841,11 @@ function mutatedText(mutant: Mutant, root: string): string {
 }
 
 const SUITE_TIMEOUT_MS = 420_000;
+/**
+ * The unmutated baseline runs the whole suite without bailing, and a hang there proves nothing
+ * about a guard: it gets three times a mutant's time (a busy machine stretches the suite).
+ */
+const BASELINE_TIMEOUT_MS = 3 * SUITE_TIMEOUT_MS;
 
 interface MutantResult {
   failed: number;
@@ -917,17 +922,18 @@ async function runSuite(copy: string, tmp: string, mutant: Mutant | null, paths:
   const child = Bun.spawn([process.execPath, "test", ...(bail ? ["--bail"] : []), ...paths.map((path) => `./${path}`)], { cwd: copy, env: suiteEnv(mutant, tmp), stdin: "ignore", stdout: "pipe", stderr: "pipe", detached: true });
   // A removed guard can hang the suite (a FIFO opened, a check never killed): that counts as caught.
   let hung = false;
+  const limitMs = mutant ? SUITE_TIMEOUT_MS : BASELINE_TIMEOUT_MS;
   const timer = setTimeout(() => {
     hung = true;
     process.kill(-child.pid, "SIGKILL");
-  }, SUITE_TIMEOUT_MS);
+  }, limitMs);
   const [out, err] = await Promise.all([new Response(child.stdout).text(), new Response(child.stderr).text(), child.exited]);
   clearTimeout(timer);
   // A bailed-out or killed suite leaves its e2e tmux servers, and the binaries in them, running;
   // a mutant that removed a kill leaves the processes it should have killed.
   endE2eServers((owner) => owner === child.pid);
   killLeftovers(tmp);
-  if (hung) return { failed: 1, passed: 0, seconds: SUITE_TIMEOUT_MS / 1000, hung, caughtBy: ["(the suite hung)"], output: "" };
+  if (hung) return { failed: 1, passed: 0, seconds: limitMs / 1000, hung, caughtBy: [`(the suite hung: no end after ${limitMs / 1000} s)`], output: out + err };
   const summary = out + err;
   const caughtBy = [...new Set([...summary.matchAll(/^\(fail\) (.+?)(?: \[[\d.]+m?s\])?$/gm)].map((match) => match[1]!))];
   // The runner's closing lines, e.g. " 567 pass" and " 0 fail" alone on their lines (test names may

@@ -121,8 +121,8 @@ const CORE_MUTANTS: Mutant[] = [
   {
     name: "clipping",
     file: "src/core/checkpoint.ts",
-    find: "content: clip(output, this.options.maxResultChars),",
-    replace: "content: output,",
+    find: "content: clip(result, this.options.maxResultChars), finished,",
+    replace: "content: result, finished,",
   },
   {
     name: "repeat limit",
@@ -156,9 +156,9 @@ const CORE_MUTANTS: Mutant[] = [
   },
   {
     name: "context limit",
-    file: "src/core/loop.ts",
-    find: "if (viewChars > limits.max_transcript_chars) {",
-    replace: "if (false) {",
+    file: "src/core/context.ts",
+    find: "if (chars > maxTranscriptChars) throw",
+    replace: "if (false) throw",
   },
   {
     name: "token limit",
@@ -379,8 +379,8 @@ const CORE_MUTANTS: Mutant[] = [
   {
     name: "unknown config keys accepted",
     file: "src/session/config.ts",
-    find: "    sandbox: z.enum(SANDBOX_MODES).default(\"auto\"),\n  })\n  .strict()",
-    replace: "    sandbox: z.enum(SANDBOX_MODES).default(\"auto\"),\n  })\n  .passthrough()",
+    find: "    text_tool_calls: z.boolean().default(true),\n  })\n  .strict()",
+    replace: "    text_tool_calls: z.boolean().default(true),\n  })\n  .passthrough()",
   },
   {
     name: "install.sh installs a download whose checksum does not match",
@@ -561,8 +561,8 @@ const CORE_MUTANTS: Mutant[] = [
   {
     name: "transcript rows drawn without their voice's colours",
     file: "src/tui/panes/transcript-pane.ts",
-    find: "row ? this.voiceAttr(row.voice, fill) : fill, fill);",
-    replace: "fill, fill);",
+    find: "row.text, this.voiceAttr(row.voice, fill), fill);",
+    replace: "row.text, fill, fill);",
   },
   {
     name: "the terminal scrolls the transcript by a row too many",

@@ -1,5 +1,7 @@
 import { expect, test } from "bun:test";
-import { nearTests } from "../../scripts/mutate.ts";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { MUTANTS, nearTests } from "../../scripts/mutate.ts";
 
 test.each([
   ["src/tools/edit_file.ts", ["test/tools"]],
@@ -9,4 +11,13 @@ test.each([
   ["src/nowhere/x.ts", []],
 ])("a mutant in %s runs %p first, then the whole suite if none of them fails", (file, near) => {
   expect(nearTests(file)).toEqual(near);
+});
+
+// A guard rewritten elsewhere leaves its mutant pointing at text that is gone: the suite says so
+// at once, not only the mutation check after the whole suite has run.
+test("every mutant's guard text occurs exactly once in its file, and every name is its own", () => {
+  const root = join(import.meta.dir, "..", "..");
+  const misplaced = MUTANTS.filter((mutant) => readFileSync(join(root, mutant.file), "utf8").split(mutant.find).length !== 2).map((mutant) => mutant.name);
+  expect(misplaced).toEqual([]);
+  expect(new Set(MUTANTS.map((mutant) => mutant.name)).size).toBe(MUTANTS.length);
 });

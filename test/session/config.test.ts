@@ -167,6 +167,15 @@ describe("config errors from the real command line", () => {
     expect(existsSync(join(ws.root, ".glassbox"))).toBe(false);
   });
 
+  test("a context key an earlier release accepted: exit 2, the message says what replaced it", async () => {
+    const ws = makeWorkspace();
+    configIn(ws.root, { context: { keep_recent: 3 } });
+    const result = await glassbox(["run", "--json", "--model", scriptFile([{ content: "hi" }]), "--workspace", ws.root, "t"]);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain('"context.keep_recent" was retired in 0.3');
+    expect(result.stderr).toContain("context.whole_share");
+  });
+
   test("the config's model, limits and rules are used by a run", async () => {
     const ws = makeWorkspace();
     const script = scriptFile([call("write_file", { path: "made.txt", content: "m" }), call("read_file", { path: "made.txt" }), { content: "done" }]);

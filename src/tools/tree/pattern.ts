@@ -1,5 +1,11 @@
-import { RE2JS } from "re2js";
+import type { RE2JS } from "re2js";
 import { Refusal } from "../refusal.ts";
+
+/** re2js is evaluated with the first search, not at every start: it costs ~26 ms, and most starts draw a screen long before any search. */
+let engine: typeof RE2JS | null = null;
+function linearEngine(): typeof RE2JS {
+  return (engine ??= (require("re2js") as typeof import("re2js")).RE2JS);
+}
 
 /**
  * What search_text looks for, compiled for RE2JS: a linear-time engine, so no pattern a model
@@ -24,6 +30,7 @@ export function compilePattern(args: PatternArgs): LinePattern {
   const source = args.pattern ?? args.text;
   if (source === undefined) throw new Refusal("Give `pattern` (a regular expression, or text with `literal: true`).");
   const argument = args.pattern === undefined ? "text" : "pattern";
+  const RE2JS = linearEngine();
   let translated: string;
   if (literal) translated = RE2JS.quote(source);
   else {

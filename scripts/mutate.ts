@@ -830,7 +830,7 @@ const COPIED = ["src", "test", "workspace", "prompts", "scripts", "evals", "docs
  * for mutants in src/tui, which only they can catch.
  */
 /** `tmp`: the suite's own TMPDIR, removed with the copy: a bailed-out suite skips its afterAll clean-up (and the release it built is 750 MB). */
-const suiteEnv = (mutant: Mutant | null, tmp: string) => ({ ...process.env, TMPDIR: tmp, GLASSBOX_SKIP_E2E: mutant?.file.startsWith("src/tui/") ? "0" : "1" });
+const suiteEnv = (mutant: Mutant | null, tmp: string) => ({ ...process.env, TMPDIR: tmp, GLASSBOX_SKIP_E2E: mutant?.file.startsWith("src/tui/") ? "0" : "1", GLASSBOX_MUTANT: mutant?.name ?? "" });
 
 /** The file with the guard removed; throws when the guard text is gone or ambiguous. */
 function mutatedText(mutant: Mutant, root: string): string {

@@ -14,8 +14,9 @@ test.each([
 });
 
 // A guard rewritten elsewhere leaves its mutant pointing at text that is gone: the suite says so
-// at once, not only the mutation check after the whole suite has run.
-test("every mutant's guard text occurs exactly once in its file, and every name is its own", () => {
+// at once, not only the mutation check after the whole suite has run. Inside a mutant's own suite
+// its guard text is gone on purpose: there this test would "catch" every mutant, so it stays out.
+test.skipIf(Boolean(process.env.GLASSBOX_MUTANT))("every mutant's guard text occurs exactly once in its file, and every name is its own", () => {
   const root = join(import.meta.dir, "..", "..");
   const misplaced = MUTANTS.filter((mutant) => readFileSync(join(root, mutant.file), "utf8").split(mutant.find).length !== 2).map((mutant) => mutant.name);
   expect(misplaced).toEqual([]);

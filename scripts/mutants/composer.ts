@@ -1,6 +1,6 @@
 import type { Mutant } from "../mutate.ts";
 
-/** The composer's guards (src/tui/composer/, src/tui/slash-commands.ts, their wiring in app.ts). */
+/** The composer's guards (src/tui/composer/, src/tui/slash-commands.ts, their wiring in app.ts and run-control.ts). */
 export const MUTANTS: Mutant[] = [
   {
     name: "a paste reaches blessed as keys (its newlines send it)",
@@ -52,8 +52,8 @@ export const MUTANTS: Mutant[] = [
   },
   {
     name: "a queued message never sent",
-    file: "src/tui/app.ts",
-    find: "const next = this.queued.shift();",
+    file: "src/tui/run-control.ts",
+    find: "const next = this.queue.shift();",
     replace: "const next = undefined;",
   },
   {

@@ -1,0 +1,232 @@
+import { describe, expect, test } from "bun:test";
+import { existsSync } from "node:fs";
+import { join } from "node:path";
+import { parseCli } from "../../src/cli/args.ts";
+import type { AgentEvent } from "../../src/core/events.ts";
+import type { Message } from "../../src/core/messages.ts";
+import { openSession, startRun, type Session, type StartedRun } from "../../src/session/session.ts";
+import { openSaved } from "../../src/session/store.ts";
+import { RunControl, type RunEffects } from "../../src/tui/run-control.ts";
+import { scriptFile } from "../helpers/cli.ts";
+import { call } from "../helpers/run.ts";
+import { makeWorkspace } from "../helpers/workspace.ts";
+
+/** What the run control did to the rest of the TUI, in order. */
+interface Recorder {
+  started: { task: string; summarizeFirst: boolean }[];
+  shown: AgentEvent[];
+  said: string[];
+  warnings: string[];
+  /** The undo hint's count at each stop. */
+  changedAtStop: number[];
+  asked: string[];
+  restartedMeters: number;
+}
+
+/** A session over a toy workspace whose model plays `replies`. */
+function scriptedSession(replies: Parameters<typeof scriptFile>[0] = []): Session {
+  const ws = makeWorkspace();
+  return openSession(parseCli(["--model", scriptFile(replies), "--workspace", ws.root, "--allow", "write_file"]));
+}
+
+/**
+ * A run control whose runs are `start`'s (the session's real runs by default), and whose
+ * questions are answered by `answers` in turn.
+ */
+function control(session: Session, options: { start?: (task: string, signal: AbortSignal) => StartedRun; answers?: boolean[]; saved?: ReturnType<typeof openSaved> } = {}) {
+  const seen: Recorder = { started: [], shown: [], said: [], warnings: [], changedAtStop: [], asked: [], restartedMeters: 0 };
+  const answers = [...(options.answers ?? [])];
+  const effects: RunEffects = {
+    start(task, signal, saved, summarizeFirst) {
+      seen.started.push({ task, summarizeFirst });
+      return options.start ? options.start(task, signal) : startRun(session, task, signal, saved, summarizeFirst);
+    },
+    confirm: async (title) => {
+      seen.asked.push(title);
+      return answers.shift() ?? false;
+    },
+    show(event, changedFiles) {
+      seen.shown.push(event);
+      if (event.kind === "stop") seen.changedAtStop.push(changedFiles());
+      return event.kind === "stop" ? "" : undefined;
+    },
+    restartMeters: () => void seen.restartedMeters++,
+    say: (text) => void seen.said.push(text),
+    warn: (text) => void seen.warnings.push(text),
+    redraw: () => {},
+  };
+  return { runs: new RunControl(session, options.saved ?? openSaved(session, {}), effects), seen };
+}
+
+/** A run that streams nothing and ends only when it is stopped (Esc, Ctrl-C twice). */
+function heldRun(task: string, signal: AbortSignal): StartedRun {
+  const events = (async function* (): AsyncGenerator<AgentEvent> {
+    await new Promise((resolve) => signal.addEventListener("abort", resolve));
+  })();
+  return { runId: `held-${task}`, logPath: "", events };
+}
+
+async function until(what: string, condition: () => boolean): Promise<void> {
+  for (let waited = 0; !condition(); waited += 5) {
+    if (waited > 5000) throw new Error(`still waiting for ${what}`);
+    await Bun.sleep(5);
+  }
+}
+
+const tasks = (shown: AgentEvent[]) => shown.flatMap((event) => (event.kind === "run_start" ? [event.task] : []));
+
+describe("run control", () => {
+  test("a message sent during a run is queued, said, and runs when the run before it stops", async () => {
+    const session = scriptedSession([{ content: "first answer" }, { content: "second answer" }]);
+    const { runs, seen } = control(session);
+    runs.send("first task");
+    expect(runs.active).toBe(true);
+    runs.submit("second task", "second task\nwith a second line");
+    expect(runs.queued).toBe(1);
+    expect(seen.said).toEqual(["queued, sent when this run stops: second task …"]);
+    await until("both runs to stop", () => seen.shown.filter((event) => event.kind === "stop").length === 2);
+    expect(tasks(seen.shown)).toEqual(["first task", "second task"]);
+    expect(runs.queued).toBe(0);
+    await until("the last run to end", () => !runs.active);
+    expect(runs.state).toBe("stopped: completed");
+  });
+
+  test("a message sent between runs starts a run at once, nothing queued", async () => {
+    const { runs, seen } = control(scriptedSession(), { start: heldRun });
+    runs.submit("now", "now");
+    expect(seen.started.map((run) => run.task)).toEqual(["now"]);
+    expect(seen.said).toEqual([]);
+    expect(runs.queued).toBe(0);
+    runs.interrupt();
+  });
+
+  test("the stop of a run that wrote a file offers the undo: its journal counts the file", async () => {
+    const session = scriptedSession([call("write_file", { path: "notes/new.txt", content: "hello\n" }), { content: "wrote it" }]);
+    const { runs, seen } = control(session);
+    runs.send("write a note");
+    await until("the run to stop", () => seen.changedAtStop.length === 1);
+    expect(existsSync(join(session.workspace.root, "notes/new.txt"))).toBe(true);
+    expect(seen.changedAtStop).toEqual([1]);
+  });
+
+  test("Esc stops the running run and says so; with nothing running it does nothing", async () => {
+    const { runs, seen } = control(scriptedSession(), { start: heldRun });
+    runs.interrupt();
+    expect(seen.warnings).toEqual([]);
+    runs.send("long task");
+    runs.interrupt();
+    expect(seen.warnings.at(-1)).toBe("stopping the run…");
+    await until("the run to end", () => !runs.active);
+  });
+
+  test("Ctrl-C: the first during a run only warns, the second quits; each run asks again; between runs it quits at once", async () => {
+    const { runs, seen } = control(scriptedSession(), { start: heldRun });
+    expect(runs.quitOnCtrlC()).toBe(true);
+    runs.send("one");
+    expect(runs.quitOnCtrlC()).toBe(false);
+    expect(seen.warnings.at(-1)).toBe("a run is active: Ctrl-C again quits (Esc only stops the run)");
+    expect(runs.quitOnCtrlC()).toBe(true);
+    runs.interrupt();
+    await until("the run to end", () => !runs.active);
+    runs.send("two");
+    expect(runs.quitOnCtrlC()).toBe(false);
+    runs.quit();
+    await until("the run to end", () => !runs.active);
+  });
+
+  test("runs wait for what they are held for (the MCP servers starting)", async () => {
+    const { runs, seen } = control(scriptedSession(), { start: heldRun });
+    let ready!: () => void;
+    runs.holdUntil(new Promise<void>((resolve) => (ready = resolve)));
+    runs.send("after the servers");
+    await Bun.sleep(10);
+    expect(seen.started).toEqual([]);
+    ready();
+    await until("the run to start", () => seen.started.length === 1);
+    expect(runs.active).toBe(true);
+    runs.quit();
+  });
+
+  test("drifted prompt layers are confirmed once: no, no run; yes, this run and the next start without asking", async () => {
+    const session = scriptedSession();
+    session.drift = ["layer base changed"];
+    const { runs, seen } = control(session, { start: heldRun, answers: [false, true] });
+    runs.send("refused");
+    await until("the question", () => seen.said.length === 1);
+    expect(seen.said).toEqual(["run not started: the prompt layers differ from prompts.lock (glassbox audit --check)"]);
+    expect(seen.started).toEqual([]);
+    runs.send("accepted");
+    await until("the run to start", () => seen.started.length === 1);
+    runs.interrupt();
+    await until("the run to end", () => !runs.active);
+    runs.send("no question");
+    expect(seen.asked).toEqual(["prompt layers changed", "prompt layers changed"]);
+    expect(seen.started.map((run) => run.task)).toEqual(["accepted", "no question"]);
+    runs.quit();
+  });
+
+  test("/compact asks the next run, and only the next, for a summary; said when off or nothing to summarize", async () => {
+    const session = scriptedSession();
+    const { runs, seen } = control(session, { start: heldRun });
+    runs.compact();
+    expect(seen.said.at(-1)).toBe(`/compact: nothing to summarize yet (the last ${session.config.context.keep_turns} turns always stay whole)`);
+    const turns: Message[] = Array.from({ length: session.config.context.keep_turns + 3 }, (_, turn) => [
+      { role: "user", content: `question ${turn}` } as Message,
+      { role: "assistant", content: `answer ${turn}` } as Message,
+    ]).flat();
+    runs.saved.record.push({ role: "user", content: "the task" } as Message, ...turns);
+    runs.compact();
+    expect(seen.said.at(-1)).toStartWith("/compact: the model summarizes the conversation so far");
+    runs.send("summarized");
+    runs.quit();
+    await until("the run to end", () => !runs.active);
+    runs.send("whole");
+    runs.quit();
+    expect(seen.started).toEqual([
+      { task: "summarized", summarizeFirst: true },
+      { task: "whole", summarizeFirst: false },
+    ]);
+    session.config.components.context_management = false;
+    runs.compact();
+    expect(seen.warnings.at(-1)).toBe("/compact: context management is off in this workspace's config (components.context_management)");
+  });
+
+  test("/new: another saved session, the plan and meters start over, a pending /compact is dropped", () => {
+    const session = scriptedSession();
+    const { runs, seen } = control(session, { start: heldRun });
+    const old = runs.saved.id;
+    session.checkpoint.todo.push({ text: "a step", status: "pending" });
+    runs.saved.record.push({ role: "user", content: "the task" } as Message, ...Array.from({ length: 20 }, (_, turn) => ({ role: turn % 2 ? "assistant" : "user", content: `${turn}` }) as Message));
+    runs.compact();
+    runs.newSession();
+    expect(runs.saved.id).not.toBe(old);
+    expect(session.checkpoint.todo).toEqual([]);
+    expect(seen.restartedMeters).toBe(1);
+    expect(runs.view.state).toBe("idle");
+    expect(seen.said.at(-1)).toBe(`── new session ${runs.saved.id}: the model starts a fresh conversation (${old} stays in glassbox sessions) ──`);
+    runs.send("fresh");
+    runs.quit();
+    expect(seen.started).toEqual([{ task: "fresh", summarizeFirst: false }]);
+  });
+
+  test("a continued session is drawn again from its saved events, then said where it stands", async () => {
+    const session = scriptedSession([{ content: "saved answer" }]);
+    const first = control(session);
+    first.runs.restore();
+    expect(first.seen.said).toEqual([`session ${first.runs.saved.id}, saved as it goes (glassbox --continue reopens it)`]);
+    first.runs.send("remember this");
+    await until("the run to stop", () => first.seen.changedAtStop.length === 1);
+    await until("the run to end", () => !first.runs.active);
+    first.runs.saved.flush();
+
+    const again = control(session, { saved: openSaved(session, { continue: true }) });
+    again.runs.restore();
+    expect(again.runs.saved.id).toBe(first.runs.saved.id);
+    expect(tasks(again.seen.shown)).toEqual(["remember this"]);
+    expect(again.seen.shown.map((event) => event.kind)).toEqual(first.seen.shown.map((event) => event.kind));
+    expect(again.seen.said[0]).toStartWith(`session ${first.runs.saved.id} restored: 1 run(s) since `);
+    expect(again.seen.said.at(-1)).toBe("── restored up to here: the next message continues this conversation ──");
+    expect(again.runs.view.state).toBe("stopped: completed");
+    expect(again.seen.warnings.at(-1)).toBe("");
+  });
+});

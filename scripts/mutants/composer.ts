@@ -1,6 +1,6 @@
 import type { Mutant } from "../mutate.ts";
 
-/** The composer's guards (src/tui/composer/, src/tui/slash-commands.ts, their wiring in app.ts and run-control.ts). */
+/** The composer's guards (src/tui/composer/, src/tui/slash-commands.ts, their wiring in submit.ts and run-control.ts). */
 export const MUTANTS: Mutant[] = [
   {
     name: "a paste reaches blessed as keys (its newlines send it)",
@@ -46,9 +46,9 @@ export const MUTANTS: Mutant[] = [
   },
   {
     name: "an unknown slash command sent to the model",
-    file: "src/tui/app.ts",
-    find: `    if (text.startsWith("/")) {\n      const problem = runSlash`,
-    replace: `    if (text.startsWith("/") && SLASH_NAMES.includes(text.split(/\\s/)[0]!)) {\n      const problem = runSlash`,
+    file: "src/tui/submit.ts",
+    find: `  if (text.startsWith("/")) {\n    const problem = runSlash`,
+    replace: `  if (/^\\/(help|model|undo|sessions|new|compact|allow|limits|prompt|quit)(\\s|$)/.test(text)) {\n    const problem = runSlash`,
   },
   {
     name: "a queued message never sent",

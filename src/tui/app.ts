@@ -5,15 +5,12 @@ import { assembleMarked } from "../prompt/layers.ts";
 import { layerStates, readLock } from "../prompt/lock.ts";
 import { ApprovalModal } from "./approval-modal.ts";
 import { benchHook } from "./bench-hook.ts";
-import { blessed, createScreen, drawOnly, terminalProblem, type Widgets } from "./blessed.ts";
+import { createScreen, drawOnly, terminalProblem, type Widgets } from "./blessed.ts";
 import { layout, type Layout } from "./layout.ts";
 import { Overlay } from "./overlay.ts";
-import { LayersPane, layerPaneRows } from "./panes/layers-pane.ts";
+import { layerPaneRows } from "./panes/layers-pane.ts";
+import { ScreenPanes } from "./panes/screen-panes.ts";
 import { mcpQuestions } from "./mcp-questions.ts";
-import { MetersPane } from "./panes/meters-pane.ts";
-import { PlanPane } from "./panes/plan-pane.ts";
-import { TranscriptPane } from "./panes/transcript-pane.ts";
-import { VerdictsPane } from "./panes/verdicts-pane.ts";
 import { RenderScheduler, paceFor } from "./render-scheduler.ts";
 import { meters } from "./run-view.ts";
 import { sanitize } from "./sanitize.ts";
@@ -22,11 +19,11 @@ import { offerUndo } from "./undo-prompt.ts";
 import { Composer } from "./composer/composer.ts";
 import { History, historyPath } from "./composer/history.ts";
 import { RawInput, bracketedPaste } from "./composer/raw-input.ts";
-import { attachFiles } from "./composer/attachments.ts";
 import { statusLine } from "./status-line.ts";
-import { showEvent, type EventPanes } from "./event-view.ts";
+import { showEvent } from "./event-view.ts";
 import { serverProblem } from "./server-check.ts";
-import { runSlash, SLASH_NAMES, type SlashHost } from "./slash-commands.ts";
+import { SLASH_NAMES, type SlashHost } from "./slash-commands.ts";
+import { submitInput, type SubmitHost } from "./submit.ts";
 import { sessionLines } from "../cli/sessions.ts";
 import { parseRule } from "../core/policy.ts";
 import { TOOL_NAMES } from "../tools/index.ts";
@@ -79,22 +76,19 @@ class TuiApp {
   readonly runs: RunControl;
   readonly finished: Promise<number>;
   private readonly overlay: Overlay;
-  private readonly transcript: TranscriptPane;
-  private readonly verdicts: VerdictsPane;
-  private readonly meters: MetersPane;
-  private readonly layers: LayersPane;
-  private readonly plan: PlanPane;
+  private readonly panes: ScreenPanes;
   private readonly composer: Composer;
   private readonly keys: KeyRouter;
   /** Each layer against prompts.lock, read once like the layers themselves. */
   private layerStates: ReturnType<typeof layerStates>;
   private readonly lock: ReturnType<typeof readLock> = null;
-  private readonly status: Widgets.BoxElement;
   private readonly scheduler: RenderScheduler;
   private readonly draw: () => void;
   /** Set when the layout changed since the last full frame: a quick frame would draw the input alone, in its new place. */
   private relaidOut = false;
   private warning = "";
+  private readonly say = (text: string) => this.panes.transcript.line(text, "notice");
+  private readonly warn = (text: string) => void (this.warning = text);
   private quit!: (code: number) => void;
 
   constructor(
@@ -106,12 +100,7 @@ class TuiApp {
   ) {
     this.finished = new Promise((resolve) => (this.quit = resolve));
     const l = this.layout();
-    this.transcript = new TranscriptPane(screen, l.transcript);
-    this.verdicts = new VerdictsPane(screen, l.verdicts);
-    this.meters = new MetersPane(screen, l.meters ?? hidden());
-    this.layers = new LayersPane(screen, l.layers ?? hidden());
-    this.plan = new PlanPane(screen, l.plan ?? hidden());
-    const panes: EventPanes = { transcript: this.transcript, verdicts: this.verdicts, meters: this.meters };
+    const panes = (this.panes = new ScreenPanes(screen, l));
     this.runs = new RunControl(session, saved, {
       start: (task, signal, saved, summarizeFirst) => {
         const run = startRun(session, task, signal, saved, summarizeFirst);
@@ -121,9 +110,9 @@ class TuiApp {
       },
       confirm: (title, question, lines) => this.modal.confirm(title, question, lines),
       show: (event, changedFiles) => showEvent(event, panes, changedFiles),
-      restartMeters: () => this.meters.startRun(),
-      say: (text) => this.transcript.line(text, "notice"),
-      warn: (text) => (this.warning = text),
+      restartMeters: () => panes.meters.startRun(),
+      say: this.say,
+      warn: this.warn,
       redraw: (soon) => (soon ? this.scheduler.soon() : this.scheduler.request()),
     });
     try {
@@ -132,12 +121,12 @@ class TuiApp {
       // A broken lock shows every layer as unlocked; the drift findings say why.
     }
     this.layerStates = layerStates(this.lock, session.layers);
-    const history = new History(historyPath(session.workspace.root), (text) => this.transcript.line(text, "notice"));
+    const history = new History(historyPath(session.workspace.root), this.say);
+    const submitHost: SubmitHost = { session, history, runs: this.runs, slash: this.slashHost(), pickModel: () => void this.choice.pick(false), say: this.say, warn: this.warn, redraw: () => this.scheduler.request() };
     this.composer = new Composer(screen, l.input, history, { commands: SLASH_NAMES, files: () => workspaceFiles(session.workspace.root) }, {
-      submit: (message) => this.submit(message, history),
+      submit: (message) => submitInput(message, submitHost),
       resized: () => this.relayout(),
     });
-    this.status = blessed.box({ parent: screen, ...l.status, tags: true, style: { bg: "blue", fg: "white" } });
     this.scheduler = new RenderScheduler((full) => this.paint(full));
     // blessed also redraws by itself (focus effects): those go through the scheduler too, so there is at most one render per frame.
     this.draw = screen.render.bind(screen);
@@ -148,19 +137,19 @@ class TuiApp {
       session,
       baseUrl: args.baseUrl,
       note: (text) => {
-        this.transcript.line(text, "notice");
+        this.say(text);
         this.scheduler.request();
       },
       warn: (text) => {
-        this.warning = text;
+        this.warn(text);
         this.scheduler.request();
       },
       redraw: () => this.scheduler.request(),
       running: () => this.runs.active,
     });
     this.overlay = new Overlay(screen, () => this.scheduler.request());
-    const { composer, transcript, verdicts, overlay, modal, choice, scheduler, runs } = this;
-    this.keys = new KeyRouter({ screen, composer, transcript, verdicts, overlay, modal, choice, scheduler, runs, undo: () => this.undoLastRun(), showPrompt: () => this.showPrompt(), exit: () => this.exit() });
+    const { composer, overlay, modal, choice, scheduler, runs } = this;
+    this.keys = new KeyRouter({ screen, composer, transcript: panes.transcript, verdicts: panes.verdicts, overlay, modal, choice, scheduler, runs, undo: () => this.undoLastRun(), showPrompt: () => this.showPrompt(), exit: () => this.exit() });
 
     screen.on("keypress", (ch: string | undefined, key: Widgets.Events.IKeyEventArg) => this.keys.onKey(ch, key));
     // A paste or an Alt+Enter always lands in the input, wherever the focus was.
@@ -168,13 +157,13 @@ class TuiApp {
     input.on("newline", () => this.keys.toInput(() => composer.newline()));
     screen.on("resize", () => this.relayout());
 
-    this.transcript.line(`glassbox · ${sanitize(session.model.name)} · workspace ${sanitize(session.workspace.root)}`, "notice");
-    if (session.sandbox.kind === "none") this.transcript.line(`Checks run UNSANDBOXED: ${sanitize(session.sandbox.reason)}.`, "notice");
+    this.say(`glassbox · ${sanitize(session.model.name)} · workspace ${sanitize(session.workspace.root)}`);
+    if (session.sandbox.kind === "none") this.say(`Checks run UNSANDBOXED: ${sanitize(session.sandbox.reason)}.`);
     this.runs.restore();
-    this.transcript.line("Type a task and press Enter. ? shows the keys, / the commands.", "notice");
+    this.say("Type a task and press Enter. ? shows the keys, / the commands.");
     composer.box.focus();
     // Benchmark hook for scripts/bench-tui.ts: does nothing unless GLASSBOX_BENCH_REPORT is set.
-    benchHook(screen, this.transcript);
+    benchHook(screen, panes.transcript);
     this.paint();
   }
 
@@ -186,7 +175,7 @@ class TuiApp {
     this.session.mcp.onChange = () => this.relayout();
     this.runs.holdUntil(
       connectServers(this.session, mcpQuestions(this.modal, this.session.workspace.root))
-        .catch((error) => void this.transcript.line(`MCP servers failed to start: ${(error as Error).message}`, "notice"))
+        .catch((error) => void this.say(`MCP servers failed to start: ${(error as Error).message}`))
         .then(() => {
           // The servers' instructions joined the layers.
           this.layerStates = layerStates(this.lock, this.session.layers);
@@ -196,48 +185,13 @@ class TuiApp {
     );
   }
 
-  /**
-   * Enter on the input. A slash command runs (never sent, never kept in the history); a message
-   * is kept in the history, gets the text of the files it names with @, and is sent, or queued
-   * while a run is active. False keeps the text in the input (a mistake to fix, no model yet).
-   */
-  private submit(typed: string, history: History): boolean {
-    // Blank lines around it go; a pasted block keeps the indentation of its first line.
-    const text = typed.replace(/^\s*\n/, "").trimEnd();
-    if (!text) return false;
-    this.warning = "";
-    if (text.startsWith("/")) {
-      const problem = runSlash(text, this.slashHost());
-      this.warning = problem ?? this.warning;
-      this.scheduler.request();
-      return problem === null;
-    }
-    history.add(typed);
-    if (this.session.spec === null) {
-      // Nothing to send it to yet: the text stays in the input, and the picker asks again.
-      this.warning = "choose a model first, then Enter sends the message";
-      void this.choice.pick(false);
-      this.scheduler.request();
-      return false;
-    }
-    const attached = attachFiles(text, this.session.workspace, this.session.limits.max_result_chars);
-    if (!attached.ok) {
-      this.warning = attached.problem;
-      this.scheduler.request();
-      return false;
-    }
-    if (attached.files.length) this.transcript.line(`attached: ${attached.files.map(sanitize).join(", ")}`, "notice");
-    this.runs.submit(attached.message, text);
-    return true;
-  }
-
   /** Before the first run: is the model server there? Says so, with the fix, in the status line. */
   async checkServer(args: CliArgs): Promise<void> {
     const problem = await serverProblem(this.session.model.name, args.baseUrl);
     if (!problem) return;
     this.warning = problem;
     // Also in the transcript, where it wraps: a narrow status line clips the fix.
-    this.transcript.line(problem, "notice");
+    this.say(problem);
     this.scheduler.request();
   }
 
@@ -247,17 +201,16 @@ class TuiApp {
 
   /** `u`: the latest run that changed files, its files, y/n (src/tui/undo-prompt.ts). */
   private undoLastRun(): void {
-    void offerUndo(this.session.workspace.root, this.modal, (line) => this.transcript.line(line, "notice"))
-      .catch((error) => this.transcript.line(`undo failed: ${(error as Error).message}`, "notice"))
+    void offerUndo(this.session.workspace.root, this.modal, this.say)
+      .catch((error) => this.say(`undo failed: ${(error as Error).message}`))
       .finally(() => this.scheduler.request());
   }
 
   /** What the slash commands (src/tui/slash-commands.ts) may do. */
   private slashHost(): SlashHost {
-    const say = (text: string) => this.transcript.line(text, "notice");
     return {
       running: () => this.runs.active,
-      say,
+      say: this.say,
       overlay: (title, text) => this.overlay.show(title, text),
       help: () => this.keys.showHelp(),
       pickModel: () => void this.choice.pick(false),
@@ -269,7 +222,7 @@ class TuiApp {
         try {
           const rule = parseRule(text, TOOL_NAMES, this.session.mcp.servers.map((server) => server.name));
           this.session.checkpoint.allowForSession(rule);
-          say(`allowed for this session without asking: ${sanitize(rule.text)} (deny rules still win)`);
+          this.say(`allowed for this session without asking: ${sanitize(rule.text)} (deny rules still win)`);
         } catch (error) {
           this.warning = `/allow: ${(error as Error).message}`;
         }
@@ -303,13 +256,8 @@ class TuiApp {
 
   private relayout(): void {
     const l = this.layout();
-    this.transcript.place(l.transcript);
-    this.verdicts.place(l.verdicts);
-    this.meters.place(l.meters ?? hidden());
-    this.layers.place(l.layers ?? hidden());
-    this.plan.place(l.plan ?? hidden());
+    this.panes.place(l);
     this.composer.place(l.input);
-    Object.assign(this.status, l.status);
     this.modal.place();
     this.relaidOut = true;
     this.scheduler.request();
@@ -323,24 +271,20 @@ class TuiApp {
   private paint(full = true): void {
     if (!full && !this.relaidOut && !this.modal.open && !this.overlay.open && !this.choice.picker.open) return drawOnly(this.screen, [this.composer.box]);
     this.relaidOut = false;
-    const { session, runs } = this;
+    const { session, runs, panes } = this;
     // Streamed text goes to the saved session before it reaches the screen.
     runs.saved.flush();
-    this.transcript.draw();
-    this.scheduler.frameMs = paceFor(this.transcript.rowsPerSecond());
+    panes.transcript.draw();
+    this.scheduler.frameMs = paceFor(panes.transcript.rowsPerSecond());
     const state = this.modal.open ? "waiting for approval" : runs.state;
-    this.status.setContent(statusLine({ state, queued: runs.queued, warning: this.warning, model: session.model.name, workspace: session.workspace.root, sandbox: session.sandbox }));
-    this.verdicts.draw();
-    this.meters.draw(meters(runs.view, Date.now()));
-    this.layers.draw(
+    panes.status.setContent(statusLine({ state, queued: runs.queued, warning: this.warning, model: session.model.name, workspace: session.workspace.root, sandbox: session.sandbox }));
+    panes.verdicts.draw();
+    panes.meters.draw(meters(runs.view, Date.now()));
+    panes.layers.draw(
       session.layers.map((layer, index) => ({ ...layer, state: this.layerStates[index] ?? "unlocked" })),
       session.mcp.status(),
     );
-    this.plan.draw(session.checkpoint.todo);
+    panes.plan.draw(session.checkpoint.todo);
     this.draw();
   }
-}
-
-function hidden() {
-  return { left: 0, top: 0, width: 1, height: 0 };
 }

@@ -12,6 +12,7 @@ import { Workspace } from "../../src/tools/workspace.ts";
 import { TOOL_NAMES, defaultTools } from "../../src/tools/index.ts";
 import type { Checks } from "../../src/tools/checks.ts";
 import type { Tool } from "../../src/tools/tool.ts";
+import type { StartedRun } from "../../src/session/session.ts";
 
 /** A clock that moves only when told to. */
 export class FakeClock implements Clock {
@@ -129,4 +130,12 @@ export async function runScripted(replies: ScriptedReply[], options: RunOptions,
 /** A reply that calls one tool. */
 export function call(name: string, args: unknown = {}, id?: string): ScriptedReply {
   return { content: "", tool_calls: [{ id, name, arguments: args }] };
+}
+
+/** A TUI run that streams nothing and ends only when it is stopped (Esc, Ctrl-C twice, quitting). */
+export function heldRun(task: string, signal: AbortSignal): StartedRun {
+  const events = (async function* (): AsyncGenerator<AgentEvent> {
+    await new Promise((resolve) => signal.addEventListener("abort", resolve));
+  })();
+  return { runId: `held-${task}`, logPath: "", events };
 }

@@ -1,8 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { join } from "node:path";
 import { parseCli } from "../../src/cli/args.ts";
-import type { AgentEvent } from "../../src/core/events.ts";
-import { openSession, type StartedRun } from "../../src/session/session.ts";
+import { openSession } from "../../src/session/session.ts";
 import { openSaved } from "../../src/session/store.ts";
 import { ApprovalModal } from "../../src/tui/approval-modal.ts";
 import type { Widgets } from "../../src/tui/blessed.ts";
@@ -18,15 +17,8 @@ import { RenderScheduler } from "../../src/tui/render-scheduler.ts";
 import { RunControl } from "../../src/tui/run-control.ts";
 import { scriptFile } from "../helpers/cli.ts";
 import { fakeTerminal } from "../helpers/fake-terminal.ts";
+import { heldRun } from "../helpers/run.ts";
 import { makeWorkspace } from "../helpers/workspace.ts";
-
-/** A run that ends only when it is stopped. */
-function heldRun(signal: AbortSignal): StartedRun {
-  const events = (async function* (): AsyncGenerator<AgentEvent> {
-    await new Promise((resolve) => signal.addEventListener("abort", resolve));
-  })();
-  return { runId: "held", logPath: "", events };
-}
 
 /** The TUI's widgets on a screen that writes to no terminal, routed by a KeyRouter; what the app's actions were asked, counted. */
 function routed() {
@@ -45,7 +37,7 @@ function routed() {
   const modal = new ApprovalModal(screen, () => {}, () => l.transcript);
   const scheduler = new RenderScheduler(() => {});
   const runs = new RunControl(session, openSaved(session, {}), {
-    start: (_task, signal) => heldRun(signal),
+    start: heldRun,
     confirm: async () => true,
     show: () => undefined,
     restartMeters: () => {},

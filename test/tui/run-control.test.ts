@@ -8,7 +8,7 @@ import { openSession, startRun, type Session, type StartedRun } from "../../src/
 import { openSaved } from "../../src/session/store.ts";
 import { RunControl, type RunEffects } from "../../src/tui/run-control.ts";
 import { scriptFile } from "../helpers/cli.ts";
-import { call } from "../helpers/run.ts";
+import { call, heldRun } from "../helpers/run.ts";
 import { makeWorkspace } from "../helpers/workspace.ts";
 
 /** What the run control did to the rest of the TUI, in order. */
@@ -56,14 +56,6 @@ function control(session: Session, options: { start?: (task: string, signal: Abo
     redraw: () => {},
   };
   return { runs: new RunControl(session, options.saved ?? openSaved(session, {}), effects), seen };
-}
-
-/** A run that streams nothing and ends only when it is stopped (Esc, Ctrl-C twice). */
-function heldRun(task: string, signal: AbortSignal): StartedRun {
-  const events = (async function* (): AsyncGenerator<AgentEvent> {
-    await new Promise((resolve) => signal.addEventListener("abort", resolve));
-  })();
-  return { runId: `held-${task}`, logPath: "", events };
 }
 
 async function until(what: string, condition: () => boolean): Promise<void> {

@@ -15,6 +15,18 @@ export const MUTANTS: Mutant[] = [
     replace: "const shown = closeMarkers(this.partial);",
   },
   {
+    name: "code inside an open block comment or template string committed as settled",
+    file: "src/tui/markdown/highlight.ts",
+    find: "return { lines: out.lines, settled: lastType === undefined };",
+    replace: "return { lines: out.lines, settled: true };",
+  },
+  {
+    name: "the settling probe drawn as code",
+    file: "src/tui/markdown/highlight.ts",
+    find: "out.add(text.length > unshown ? text.slice(0, unshown) : text, color ? withColor(0, color) : 0);",
+    replace: "out.add(text, color ? withColor(0, color) : 0);",
+  },
+  {
     name: "half-streamed markers drawn raw",
     file: "src/tui/markdown/stream.ts",
     find: "export function closeMarkers(line: string): string {",

@@ -1,99 +1,97 @@
 /**
- * Fenced code coloured by language. highlight.js's core with a handful of common languages only
- * (each grammar is code in the binary; `highlight.js` whole registers about 190).
+ * Fenced code coloured by language, with speed-highlight: each grammar is a short list of regular
+ * expressions, and a token costs one native match. highlight.js was used first and measured out:
+ * streaming half-fenced Markdown it cost bench:tui 6–7 points of a core (the JIT compiling its
+ * large grammar engine, and its garbage), where the whole target is 12 (docs/decisions.md,
+ * "Markdown in the transcript").
  */
-import hljs from "highlight.js/lib/core";
-import bash from "highlight.js/lib/languages/bash";
-import diff from "highlight.js/lib/languages/diff";
-import go from "highlight.js/lib/languages/go";
-import javascript from "highlight.js/lib/languages/javascript";
-import json from "highlight.js/lib/languages/json";
-import python from "highlight.js/lib/languages/python";
-import rust from "highlight.js/lib/languages/rust";
-import typescript from "highlight.js/lib/languages/typescript";
+import { tokenizeWith, type ShjLanguageData, type ShjToken } from "@speed-highlight/core/tokenize";
+import asm from "@speed-highlight/core/languages/asm.js";
+import bash from "@speed-highlight/core/languages/bash.js";
+import c from "@speed-highlight/core/languages/c.js";
+import css from "@speed-highlight/core/languages/css.js";
+import diff from "@speed-highlight/core/languages/diff.js";
+import docker from "@speed-highlight/core/languages/docker.js";
+import go from "@speed-highlight/core/languages/go.js";
+import html from "@speed-highlight/core/languages/html.js";
+import ini from "@speed-highlight/core/languages/ini.js";
+import java from "@speed-highlight/core/languages/java.js";
+import js from "@speed-highlight/core/languages/js.js";
+import jsdoc from "@speed-highlight/core/languages/jsdoc.js";
+import json from "@speed-highlight/core/languages/json.js";
+import lua from "@speed-highlight/core/languages/lua.js";
+import make from "@speed-highlight/core/languages/make.js";
+import py from "@speed-highlight/core/languages/py.js";
+import regex from "@speed-highlight/core/languages/regex.js";
+import rs from "@speed-highlight/core/languages/rs.js";
+import sql from "@speed-highlight/core/languages/sql.js";
+import todo from "@speed-highlight/core/languages/todo.js";
+import toml from "@speed-highlight/core/languages/toml.js";
+import ts from "@speed-highlight/core/languages/ts.js";
+import xml from "@speed-highlight/core/languages/xml.js";
+import yaml from "@speed-highlight/core/languages/yaml.js";
 import { LineBuilder, withColor, type Color, type StyledLine } from "./style.ts";
 
-const GRAMMARS = { bash, diff, go, javascript, json, python, rust, typescript };
-let registered = false;
+/** Every grammar, by speed-highlight's name; grammars name the ones they embed (a comment's TODO, a template's `${}`). */
+const GRAMMARS: Record<string, ShjLanguageData> = { asm, bash, c, css, diff, docker, go, html, ini, java, js, jsdoc, json, lua, make, py, regex, rs, sql, todo, toml, ts, xml, yaml };
+/** Grammars that only ever run inside another one: not a fence's language. */
+const EMBEDDED = new Set(["jsdoc", "regex", "todo"]);
+/** What fences are commonly tagged with, for speed-highlight's short names. */
+const ALIASES: Record<string, string> = {
+  typescript: "ts",
+  tsx: "ts",
+  mts: "ts",
+  cts: "ts",
+  javascript: "js",
+  jsx: "js",
+  mjs: "js",
+  cjs: "js",
+  python: "py",
+  python3: "py",
+  rust: "rs",
+  golang: "go",
+  sh: "bash",
+  shell: "bash",
+  zsh: "bash",
+  patch: "diff",
+  dockerfile: "docker",
+  makefile: "make",
+  yml: "yaml",
+  svg: "xml",
+  cpp: "c",
+  "c++": "c",
+  h: "c",
+  jsonc: "json",
+};
 
-/** highlight.js scopes (their first part) → a colour; scopes not named keep the code's own look. */
-const SCOPE_COLOR: Record<string, Color> = {
-  keyword: "magenta",
-  built_in: "cyan",
+/** speed-highlight's token types → a colour; types not named (operators) keep the code's own look. */
+const TYPE_COLOR: Partial<Record<ShjToken, Color>> = {
+  kwd: "magenta",
+  str: "green",
+  cmnt: "gray",
+  num: "yellow",
+  bool: "yellow",
+  var: "cyan",
   type: "cyan",
   class: "cyan",
-  literal: "yellow",
-  number: "yellow",
-  symbol: "yellow",
-  string: "green",
-  regexp: "green",
-  char: "green",
-  comment: "gray",
-  doctag: "gray",
-  meta: "gray",
-  "title.function": "blue",
-  "title.class": "cyan",
-  title: "blue",
-  attr: "cyan",
-  property: "cyan",
-  addition: "green",
-  deletion: "red",
+  func: "blue",
   section: "cyan",
-  variable: "yellow",
-} as Record<string, Color>;
+  insert: "green",
+  deleted: "red",
+  err: "red",
+};
 
 /**
- * highlight.js's emitter, replaced (its `__emitter` option): the pieces of code with their style,
- * instead of a tree of scopes turned into escaped HTML on every call, which is work thrown away
- * here (a third of a highlight's time in a profile of bench:tui's stream).
+ * Appended to the code while it is tokenized, never drawn: a construct still open at the end (a
+ * block comment, a template string) swallows both newlines, where a line comment takes one.
  */
-class StyledEmitter {
-  readonly pieces: Array<[text: string, style: number]> = [];
-  private styles = [0];
+const SETTLE_PROBE = "\n\n";
 
-  addText(text: string): void {
-    if (text) this.pieces.push([text, this.styles.at(-1)!]);
-  }
-
-  startScope(scope: string): void {
-    const style = this.styles.at(-1)!;
-    const color = SCOPE_COLOR[scope] ?? SCOPE_COLOR[scope.split(".")[0]!];
-    this.styles.push(color ? withColor(style, color) : style);
-  }
-
-  endScope(): void {
-    if (this.styles.length > 1) this.styles.pop();
-  }
-
-  openNode(scope: string): void {
-    this.startScope(scope);
-  }
-
-  closeNode(): void {
-    this.endScope();
-  }
-
-  /** Code in another language inside this one (a sub-grammar highlight.js ran): its pieces as they are. */
-  __addSublanguage(emitter: StyledEmitter): void {
-    this.pieces.push(...emitter.pieces);
-  }
-
-  finalize(): void {}
-
-  toHTML(): string {
-    return "";
-  }
-}
-
-/** The language highlight.js knows under `name` (or an alias: ts, py, sh …), or null. */
+/** The grammar speed-highlight has for `name` (or an alias: typescript, python, sh …), or null. */
 export function knownLanguage(name: string): string | null {
-  // Registering runs each grammar's definition: done when the first fence asks, not at start.
-  if (!registered) {
-    hljs.configure({ __emitter: StyledEmitter });
-    for (const [grammarName, grammar] of Object.entries(GRAMMARS)) hljs.registerLanguage(grammarName, grammar);
-    registered = true;
-  }
-  return name && hljs.getLanguage(name) ? name : null;
+  const key = name.toLowerCase();
+  const id = ALIASES[key] ?? key;
+  return Object.hasOwn(GRAMMARS, id) && !EMBEDDED.has(id) ? id : null;
 }
 
 export interface Highlighted {
@@ -110,8 +108,21 @@ export function highlight(code: string, language: string | null): Highlighted {
     out.break();
     return { lines: out.lines, settled: true };
   }
-  const result = hljs.highlight(code, { language, ignoreIllegals: true }) as unknown as { _emitter: StyledEmitter; _top?: { parent?: unknown } };
-  for (const [text, style] of result._emitter.pieces) out.add(text, style);
+  let unshown = code.length;
+  let lastType: string | undefined;
+  tokenizeWith(
+    code + SETTLE_PROBE,
+    GRAMMARS[language]!,
+    (text, type) => {
+      if (!text) return;
+      lastType = type;
+      if (unshown <= 0) return;
+      const color = type && TYPE_COLOR[type];
+      out.add(text.length > unshown ? text.slice(0, unshown) : text, color ? withColor(0, color) : 0);
+      unshown -= text.length;
+    },
+    { languages: GRAMMARS },
+  );
   out.break();
-  return { lines: out.lines, settled: !result._top?.parent };
+  return { lines: out.lines, settled: lastType === undefined };
 }

@@ -5,7 +5,7 @@
  * final (`commit`: never drawn differently again) and the lines of the block still growing
  * (`provisional`: drawn in place of the previous frame's). A block is final once marked's lexer
  * sees another block after it; fenced code is split out here, line by line, so an open fence
- * never waits for its end: its lines are final whenever highlight.js ends a line outside any open
+ * never waits for its end: its lines are final whenever the highlighter ends a line outside any open
  * comment or string (a "settled" point, from which highlighting starts afresh alike).
  *
  * What is not finished is drawn as it will likely end, never with its raw markers: an unfinished

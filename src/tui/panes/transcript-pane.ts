@@ -160,7 +160,7 @@ export class TranscriptPane extends Pane {
 }
 
 /**
- * Loaded with the first reply, not at start: marked and highlight.js are code a start would
+ * Loaded with the first reply, not at start: marked and the highlighter are code a start would
  * evaluate for nothing (a `require` is evaluated when called; an `import` before the first frame).
  */
 function newMarkdownStream(): MarkdownStream {

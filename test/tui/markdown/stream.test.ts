@@ -64,7 +64,7 @@ test("an unclosed fence mid-stream draws its code highlighted, without the fence
   const markdown = new MarkdownStream();
   markdown.append("Here:\n```python\ndef main():\n    print('hi')\n    ret");
   const { commit, provisional } = markdown.flush();
-  expect([...taggedLines(commit), ...taggedLines(provisional)]).toEqual(["Here:", "  {magenta-fg}def{/} {blue-fg}main{/}():", "      {cyan-fg}print{/}({green-fg}'hi'{/})", "      ret"]);
+  expect([...taggedLines(commit), ...taggedLines(provisional)]).toEqual(["Here:", "  {magenta-fg}def{/} {blue-fg}main{/}():", "      {blue-fg}print{/}({green-fg}'hi'{/})", "      ret"]);
 });
 
 test("a line that may yet become a fence is held back, not drawn as text", () => {

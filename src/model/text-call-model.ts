@@ -1,3 +1,4 @@
+import { TextPieces } from "../core/text-pieces.ts";
 import { recoverTextCalls } from "./text-calls/index.ts";
 import type { ModelClient, ModelDelta, ModelRequest } from "./types.ts";
 
@@ -19,15 +20,16 @@ export class TextCallModel implements ModelClient {
   }
 
   async *reply(request: ModelRequest): AsyncIterable<ModelDelta> {
-    const text: string[] = [];
+    // Compacted as it comes: a million tokens kept as a million strings cost several times the text.
+    const text = new TextPieces();
     let protocolCalls = false;
     for await (const delta of this.inner.reply(request)) {
-      if (delta.type === "text") text.push(delta.text);
+      if (delta.type === "text") text.add(delta.text);
       else if (delta.type === "tool_call") protocolCalls = true;
       yield delta;
     }
     if (protocolCalls) return;
-    const recovered = recoverTextCalls(text.join(""), request.tools);
+    const recovered = recoverTextCalls(text.take(), request.tools);
     if (recovered) yield { type: "text_calls", ...recovered };
   }
 }

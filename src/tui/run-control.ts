@@ -136,7 +136,7 @@ export class RunControl {
         this.effects.say(`glassbox failed: ${(error as Error).message}`);
       } finally {
         this.running = null;
-        if (this.ticker) clearInterval(this.ticker);
+        this.stopTicker();
         this.effects.redraw();
         const next = this.queue.shift();
         if (next !== undefined) this.send(next);
@@ -181,7 +181,17 @@ export class RunControl {
   /** Quitting: the running run is stopped and its frames with it. */
   quit(): void {
     this.running?.abort();
+    this.stopTicker();
+  }
+
+  /**
+   * The ticker's closure shares the scope of the run it was started with: a cleared timer still
+   * held here would keep the finished run alive, and with it every local of its generators (the
+   * reply's text a second time, its pieces).
+   */
+  private stopTicker(): void {
     if (this.ticker) clearInterval(this.ticker);
+    this.ticker = null;
   }
 
   /**

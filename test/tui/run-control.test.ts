@@ -92,6 +92,21 @@ describe("run control", () => {
     runs.interrupt();
   });
 
+  test("a finished run is let go: nothing the control keeps (its redraw ticker) holds the run's events", async () => {
+    let events: WeakRef<object> | undefined;
+    // Made in a function of its own, so no pointer to the run stays on this test's stack.
+    const start = (task: string): StartedRun => {
+      const run: StartedRun = { runId: task, logPath: "", events: (async function* (): AsyncGenerator<AgentEvent> {})() };
+      events = new WeakRef(run.events);
+      return run;
+    };
+    const { runs } = control(scriptedSession(), { start });
+    runs.send("task");
+    await until("the run to stop", () => !runs.active);
+    Bun.gc(true);
+    expect(events!.deref()).toBeUndefined();
+  });
+
   test("the stop of a run that wrote a file offers the undo: its journal counts the file", async () => {
     const session = scriptedSession([call("write_file", { path: "notes/new.txt", content: "hello\n" }), { content: "wrote it" }]);
     const { runs, seen } = control(session);

@@ -71,8 +71,8 @@ export const MUTANTS: Mutant[] = [
   {
     name: "text calls: the thinking channel is read",
     file: "src/model/text-call-model.ts",
-    find: 'if (delta.type === "text") text.push(delta.text);',
-    replace: 'if (delta.type === "text" || delta.type === "thinking") text.push(delta.text);',
+    find: 'if (delta.type === "text") text.add(delta.text);',
+    replace: 'if (delta.type === "text" || delta.type === "thinking") text.add(delta.text);',
   },
   {
     name: "text calls: an open <think> in the text is read",

@@ -8,4 +8,22 @@ export const MUTANTS: Mutant[] = [
     find: "    this.ticker = null;\n",
     replace: "",
   },
+  {
+    name: "Markdown without styles kept with a style code a character",
+    file: "src/tui/transcript-buffer.ts",
+    find: "    if (styles !== undefined && PLAIN_STYLES.test(styles)) styles = undefined;\n",
+    replace: "",
+  },
+  {
+    name: "a packed style run longer than a byte counts",
+    file: "src/tui/transcript-buffer.ts",
+    find: "end - at < MAX_RUN && ",
+    replace: "",
+  },
+  {
+    name: "a packed plain row read back with styles",
+    file: "src/tui/transcript-buffer.ts",
+    find: `  return styled ? pieces.join("") : undefined;`,
+    replace: `  return pieces.join("");`,
+  },
 ];

@@ -161,6 +161,66 @@ test("a growing Markdown block's rows are replaced each time, final ones kept; s
   for (let i = 0; i < 1200; i++) buffer.replaceGrowing([styled(`row ${i}`, i % 31)], [], "assistant");
   const rows = buffer.visible(1300);
   expect(rows[2]).toEqual({ text: "done", voice: "assistant", styles: "\x04".repeat(4) });
-  expect(rows[3]).toEqual({ text: "plain after", voice: "tool", styles: "\0".repeat(11) });
+  expect(rows[3]).toEqual({ text: "plain after", voice: "tool" });
   expect(rows.at(-1)).toEqual({ text: "row 1199", voice: "assistant", styles: String.fromCharCode(1199 % 31).repeat(8) });
 });
+
+test("Markdown that draws the voice's own look throughout is kept as a plain row, streaming or packed", () => {
+  const buffer = new TranscriptBuffer(20);
+  buffer.replaceGrowing([{ text: "plain prose", styles: "\0".repeat(11) }], [{ text: "growing", styles: "\0".repeat(7) }], "assistant");
+  expect(buffer.visible(10)).toEqual([
+    { text: "plain prose", voice: "assistant" },
+    { text: "growing", voice: "assistant" },
+  ]);
+  buffer.replaceGrowing([], [], "assistant");
+  // A line styled in part: its plain rows read back without styles, and it re-wraps with its styles in place.
+  const line = "plain start then " + "bold".repeat(3);
+  buffer.replaceGrowing([{ text: line, styles: "\0".repeat(17) + "\x01".repeat(12) }], [], "assistant");
+  for (let i = 0; i < 1100; i++) buffer.replaceGrowing([{ text: `row ${i}`, styles: "\0".repeat(`row ${i}`.length) }], [], "assistant");
+  buffer.scrollTo("top", 10);
+  expect(buffer.visible(3)).toEqual([
+    { text: "plain prose", voice: "assistant" },
+    { text: "plain start then", voice: "assistant" },
+    { text: "boldboldbold", voice: "assistant", styles: "\x01".repeat(12) },
+  ]);
+  buffer.resize(40);
+  buffer.scrollTo("top", 10);
+  expect(buffer.visible(2)[1]).toEqual({ text: line, voice: "assistant", styles: "\0".repeat(17) + "\x01".repeat(12) });
+  expect(buffer.visible(3)[2]).toEqual({ text: "row 0", voice: "assistant" });
+});
+
+test("packed styles read back exactly, runs longer than a byte counts included", () => {
+  const buffer = new TranscriptBuffer(1000);
+  const lines = Array.from({ length: 1100 }, (_, i) => {
+    const text = `line ${i} `.repeat(1 + (i % 60));
+    // Runs of every length from 1 to well past 255, codes changing between them.
+    let styles = "";
+    for (let run = 0; styles.length < text.length; run++) styles += String.fromCharCode((i + run) % 32).repeat(1 + ((i * 7 + run * 13) % 400));
+    return { text, styles: styles.slice(0, text.length) };
+  });
+  for (const line of lines) buffer.replaceGrowing([line], [], "assistant");
+  buffer.scrollTo("top", buffer.length);
+  const rows = buffer.visible(buffer.length);
+  expect(rows.length).toBe(lines.length);
+  rows.forEach((row, i) => expect(row.styles ?? "\0".repeat(row.text.length)).toBe(lines[i]!.styles));
+});
+
+test("a transcript of Markdown keeps its styles in a fraction of the text's bytes", () => {
+  const { heapStats } = require("bun:jsc") as typeof import("bun:jsc");
+  Bun.gc(true);
+  const before = heapStats().heapSize;
+  const buffer = new TranscriptBuffer(80, 20_000);
+  // bench:tui's reply as rendered: a word in four bold or coloured, every row 79 characters.
+  const word = (i: number) => `w${String(i).padStart(6, "0")}`;
+  for (let row = 0; row < 20_000; row++) {
+    const words = Array.from({ length: 10 }, (_, k) => word(row * 10 + k));
+    const text = words.join(" ");
+    const styles = words.map((w, k) => String.fromCharCode(k % 4 === 1 ? 1 : k % 4 === 3 ? 12 : 0).repeat(w.length)).join("\0");
+    buffer.replaceGrowing([{ text, styles }], [], "assistant");
+  }
+  Bun.gc(true);
+  const grown = heapStats().heapSize - before;
+  expect(buffer.length).toBe(20_000); // (also keeps the buffer alive until measured)
+  // 1.58 MB of text; with a style code a character it all took 3.6 MB, packed as runs 2.5 MB.
+  expect(grown).toBeLessThan(3e6);
+}, 60_000);

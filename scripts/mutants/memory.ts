@@ -3,6 +3,12 @@ import type { Mutant } from "../mutate.ts";
 /** What keeps memory from growing with a long session (bench:tui's million tokens). */
 export const MUTANTS: Mutant[] = [
   {
+    name: "streamed text kept as a string per piece",
+    file: "src/core/text-pieces.ts",
+    find: "    if (this.pieces.length >= 1024) this.seal();\n",
+    replace: "",
+  },
+  {
     name: "a finished run stays alive through its cleared redraw ticker",
     file: "src/tui/run-control.ts",
     find: "    this.ticker = null;\n",

@@ -72,6 +72,7 @@ import os from "node:os";
 import path from "node:path";
 import { GLASSBOX_ENTRY, buildBinary, megabytes } from "./build.ts";
 import { layout } from "../src/tui/layout.ts";
+import { markdownToken, tokenText } from "./markdown-reply.ts";
 
 const root = path.resolve(import.meta.dir, "..");
 const COLS = 160;
@@ -80,35 +81,7 @@ const ROWS = 45;
 const FIRST_FRAME_MARK = "Ctrl-C quit";
 /** The first run of figure 3, before the million. */
 const WARM_UP_TOKENS = 20_000;
-/** The streamed tokens: lower-case and digits only, so an upper-case key typed is told from them. */
-const tokenText = (n: number) => `w${n}`;
-
 /* ------------------------------------------------------------------ fake llama.cpp server */
-
-/** Words a line of the streamed reply, and lines a block (half prose, half a fence). */
-const LINE_WORDS = 24;
-const BLOCK_LINES = 8;
-
-/**
- * Chunk `i` of `count` of a Markdown reply that is half fenced code: blocks of four lines of prose
- * (a heading, then lines with a **bold** and an `inline code` word every six) and four lines of
- * TypeScript in a ```ts fence. Each chunk still carries exactly one numbered word, in order.
- */
-export function markdownToken(i: number, count: number): string {
-  const word = tokenText(i + 1);
-  const line = Math.floor(i / LINE_WORDS);
-  const at = i % LINE_WORDS;
-  const lineOfBlock = line % BLOCK_LINES;
-  const code = lineOfBlock >= BLOCK_LINES / 2;
-  const last = i === count - 1;
-  const endsLine = at === LINE_WORDS - 1 || last;
-  let text: string;
-  if (code) text = [`let ${word} =`, `${word} +`, `"${word}"`, `/* ${word} */;`][at % 4]!;
-  else text = at % 6 === 1 ? `**${word}**` : at % 6 === 4 ? `\`${word}\`` : word;
-  const opens = code && lineOfBlock === BLOCK_LINES / 2 && at === 0 ? "```ts\n" : !code && lineOfBlock === 0 && at === 0 ? "## " : "";
-  const closes = code && endsLine && (lineOfBlock === BLOCK_LINES - 1 || last) ? "```\n" : "";
-  return opens + text + (endsLine ? "\n" : " ") + closes;
-}
 
 function serve(): void {
   const encoder = new TextEncoder();

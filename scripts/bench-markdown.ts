@@ -11,6 +11,7 @@
  * whole process (every thread) per second of stream, median and range. Asserts nothing.
  */
 import path from "node:path";
+import { MarkdownStream } from "../src/tui/markdown/stream.ts";
 import { TranscriptBuffer } from "../src/tui/transcript-buffer.ts";
 import { markdownToken } from "./markdown-reply.ts";
 
@@ -25,8 +26,6 @@ function option(name: string, fallback: number): number {
 
 /** One run in this process: CPU milliseconds per second of stream. */
 function renderOnce(seconds: number): { cpuPerSecond: number; rows: number } {
-  // Required here, not imported: the parent process only starts children.
-  const { MarkdownStream } = require("../src/tui/markdown/stream.ts") as typeof import("../src/tui/markdown/stream.ts");
   const tokens = TOKENS_PER_SECOND * seconds;
   const perFrame = TOKENS_PER_SECOND / FRAMES_PER_SECOND;
   const buffer = new TranscriptBuffer(PANE_WIDTH);

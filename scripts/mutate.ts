@@ -601,6 +601,24 @@ const CORE_MUTANTS: Mutant[] = [
     replace: "if (false) {",
   },
   {
+    name: "a live reply's last words wait for the frame pace",
+    file: "src/tui/run-control.ts",
+    find: `this.effects.redraw(event.kind === "model_reply" && replayedAt === undefined);`,
+    replace: `this.effects.redraw();`,
+  },
+  {
+    name: "a replayed session drawn at once for every reply",
+    file: "src/tui/run-control.ts",
+    find: `this.effects.redraw(event.kind === "model_reply" && replayedAt === undefined);`,
+    replace: `this.effects.redraw(event.kind === "model_reply");`,
+  },
+  {
+    name: "drawNow() waits for the frame pace",
+    file: "src/tui/render-scheduler.ts",
+    find: "    if (this.pending !== null) this.timers.clear(this.pending);\n    this.run();\n  }\n\n  stop(): void {",
+    replace: "    this.request();\n  }\n\n  stop(): void {",
+  },
+  {
     name: "a text chunk's usage read past",
     file: "src/model/llamacpp.ts",
     find: "if (!rest.endsWith(\"}\") || rest.includes('\"usage\"') || ",

@@ -113,7 +113,7 @@ class TuiApp {
       restartMeters: () => panes.meters.startRun(),
       say: this.say,
       warn: this.warn,
-      redraw: (soon) => (soon ? this.scheduler.soon() : this.scheduler.request()),
+      redraw: (now) => (now ? this.scheduler.drawNow() : this.scheduler.request()),
     });
     try {
       this.lock = readLock(session.workspace.root);

@@ -77,8 +77,12 @@ export class RenderScheduler {
 
   /** Draws now if anything is waiting (before a modal opens, before quitting). */
   flush(): void {
-    if (this.pending === null) return;
-    this.timers.clear(this.pending);
+    if (this.pending !== null) this.drawNow();
+  }
+
+  /** A full frame now, whatever the pace: the end of a reply, whose last words must not wait. */
+  drawNow(): void {
+    if (this.pending !== null) this.timers.clear(this.pending);
     this.run();
   }
 

@@ -24,8 +24,8 @@ export interface RunEffects {
   say(text: string): void;
   /** The status line's warning ("" clears it). */
   warn(text: string): void;
-  /** Asks for a frame; `soon` draws it at once, not at the pace of text pouring in. */
-  redraw(soon?: boolean): void;
+  /** Asks for a frame, at the pace of text pouring in; `now`: drawn at once (the end of a live reply). */
+  redraw(now?: boolean): void;
 }
 
 /**
@@ -245,12 +245,14 @@ export class RunControl {
     this.effects.warn("");
   }
 
-  private onEvent(event: AgentEvent, now = Date.now()): void {
-    this.currentView = fold(this.currentView, event, now);
+  /** `replayedAt`: when a restored session's event happened (it is drawn again, not live). */
+  private onEvent(event: AgentEvent, replayedAt?: number): void {
+    this.currentView = fold(this.currentView, event, replayedAt ?? Date.now());
     const warning = this.effects.show(event, () => (this.runId ? changedFiles(this.session.workspace.root, this.runId) : 0));
     if (warning !== undefined) this.effects.warn(warning);
-    // A reply's last words are drawn at once, not at the pace of text pouring in.
-    this.effects.redraw(event.kind === "model_reply");
+    // A reply's last words are drawn at once, not at the pace of text pouring in (nor after the
+    // rest of the turn, which goes on before a timer could fire); a replayed session draws once, at its end.
+    this.effects.redraw(event.kind === "model_reply" && replayedAt === undefined);
   }
 
   /** A scripted model has no server to ask: the window the context manager works against is num_ctx. */

@@ -108,6 +108,20 @@ test("a quick frame is not drawn when the full one is due anyway; soon() draws a
   expect(frames).toEqual([true, true]);
 });
 
+test("drawNow() draws a full frame before returning, whatever the pace, and takes the waiting one's place", () => {
+  const timers = new FakeTimers();
+  const frames: boolean[] = [];
+  const scheduler = new RenderScheduler((full) => frames.push(full), 200, timers);
+  scheduler.request();
+  timers.advance(0);
+  timers.advance(20);
+  scheduler.request(); // due 180 ms from now
+  scheduler.drawNow(); // the end of a reply
+  expect(frames).toEqual([true, true]);
+  timers.advance(400);
+  expect(frames).toEqual([true, true]);
+});
+
 test("text scrolling by faster than anyone reads slows the pace; slower text keeps it", () => {
   expect(paceFor(POURING_ROWS_PER_SECOND)).toBe(POURING_FRAME_MS);
   expect(paceFor(POURING_ROWS_PER_SECOND - 1)).toBe(FRAME_MS);

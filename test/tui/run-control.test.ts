@@ -21,6 +21,8 @@ interface Recorder {
   changedAtStop: number[];
   asked: string[];
   restartedMeters: number;
+  /** The last event shown before each frame asked for at once. */
+  drawnAtOnce: string[];
 }
 
 /** A session over a toy workspace whose model plays `replies`. */
@@ -34,7 +36,7 @@ function scriptedSession(replies: Parameters<typeof scriptFile>[0] = []): Sessio
  * questions are answered by `answers` in turn.
  */
 function control(session: Session, options: { start?: (task: string, signal: AbortSignal) => StartedRun; answers?: boolean[]; saved?: ReturnType<typeof openSaved> } = {}) {
-  const seen: Recorder = { started: [], shown: [], said: [], warnings: [], changedAtStop: [], asked: [], restartedMeters: 0 };
+  const seen: Recorder = { started: [], shown: [], said: [], warnings: [], changedAtStop: [], asked: [], restartedMeters: 0, drawnAtOnce: [] };
   const answers = [...(options.answers ?? [])];
   const effects: RunEffects = {
     start(task, signal, saved, summarizeFirst) {
@@ -53,7 +55,9 @@ function control(session: Session, options: { start?: (task: string, signal: Abo
     restartMeters: () => void seen.restartedMeters++,
     say: (text) => void seen.said.push(text),
     warn: (text) => void seen.warnings.push(text),
-    redraw: () => {},
+    redraw: (now) => {
+      if (now) seen.drawnAtOnce.push(seen.shown.at(-1)?.kind ?? "nothing");
+    },
   };
   return { runs: new RunControl(session, options.saved ?? openSaved(session, {}), effects), seen };
 }
@@ -214,6 +218,22 @@ describe("run control", () => {
     runs.send("fresh");
     runs.quit();
     expect(seen.started).toEqual([{ task: "fresh", summarizeFirst: false }]);
+  });
+
+  test("a live reply's end is drawn at once, without waiting for the rest of the turn; a replayed one is not", async () => {
+    const session = scriptedSession([{ content: "one" }, { content: "two" }]);
+    const first = control(session);
+    first.runs.send("first");
+    await until("the run to end", () => !first.runs.active);
+    first.runs.send("second");
+    await until("the second run to end", () => first.seen.changedAtStop.length === 2 && !first.runs.active);
+    expect(first.seen.drawnAtOnce).toEqual(["model_reply", "model_reply"]);
+    first.runs.saved.flush();
+
+    const again = control(session, { saved: openSaved(session, { continue: true }) });
+    again.runs.restore();
+    expect(again.seen.shown.filter((event) => event.kind === "model_reply")).toHaveLength(2);
+    expect(again.seen.drawnAtOnce).toEqual([]);
   });
 
   test("a continued session is drawn again from its saved events, then said where it stands", async () => {

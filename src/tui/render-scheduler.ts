@@ -69,7 +69,7 @@ export class RenderScheduler {
     this.expedited = true;
   }
 
-  /** A full frame at the next turn of the event loop, whatever the pace (the end of a reply). */
+  /** A full frame at the next turn of the event loop, whatever the pace (Ctrl-L, after the screen is reallocated). */
   soon(): void {
     if (this.pending !== null) this.timers.clear(this.pending);
     this.pending = this.timers.set(() => this.run(), 0);

@@ -101,7 +101,7 @@ test("a quick frame is not drawn when the full one is due anyway; soon() draws a
   expect(frames).toEqual([true]);
   timers.advance(20);
   scheduler.request();
-  scheduler.soon(); // the end of a reply
+  scheduler.soon(); // Ctrl-L
   timers.advance(0);
   expect(frames).toEqual([true, true]);
   timers.advance(200);

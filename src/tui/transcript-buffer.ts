@@ -275,15 +275,12 @@ function packStyles(rows: Row[]): PackedStyles {
   };
   rows.forEach((row, i) => {
     firstRun[i] = count;
-    const { styles } = row;
-    if (styles === undefined) {
-      for (let left = row.text.length; left > 0; left -= MAX_RUN) add(0, Math.min(left, MAX_RUN));
-      return;
-    }
-    for (let at = 0; at < styles.length; ) {
-      const code = styles.charCodeAt(at);
+    // A row without styles is code 0 throughout.
+    const codeAt = (at: number) => row.styles?.charCodeAt(at) ?? 0;
+    for (let at = 0; at < row.text.length; ) {
+      const code = codeAt(at);
       let end = at + 1;
-      while (end < styles.length && end - at < MAX_RUN && styles.charCodeAt(end) === code) end++;
+      while (end < row.text.length && end - at < MAX_RUN && codeAt(end) === code) end++;
       add(code, end - at);
       at = end;
     }

@@ -1,5 +1,15 @@
 import type { Message } from "../core/messages.ts";
-import type { TextCall, TextCallForm } from "./text-calls/index.ts";
+
+/** The forms a tool call written as text is recognised in, with the names `doctor` gives them. */
+export const TEXT_CALL_FORMS = ["json", "tool_call", "function_xml", "mistral", "python_tag", "fenced"] as const;
+export type TextCallForm = (typeof TEXT_CALL_FORMS)[number];
+
+/** One call read from text: the name as the model wrote it, the arguments as it wrote them. */
+export interface TextCall {
+  name: string;
+  /** An object, or a JSON string (the checkpoint validates either, like a protocol call's). */
+  arguments: unknown;
+}
 
 /** What a model is shown of one tool: name, description and the JSON Schema of its arguments. */
 export interface ToolDeclaration {

@@ -1,4 +1,5 @@
-import { atLineStart, occurrences, skipSpace, type Found, type OfferedTools, type TextCall } from "./shared.ts";
+import { atLineStart, occurrences, skipSpace, type Found, type OfferedTools } from "./shared.ts";
+import type { TextCall } from "../types.ts";
 
 const FUNCTION = /^<function=([^>\s]+)>/;
 const FUNCTION_END = "</function>";

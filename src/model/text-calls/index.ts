@@ -1,13 +1,11 @@
-import type { ToolDeclaration } from "../types.ts";
+import type { TextCall, TextCallForm, ToolDeclaration } from "../types.ts";
 import { parseFenced } from "./fenced.ts";
 import { parseFunctionXml } from "./function-xml.ts";
 import { parseJson } from "./json.ts";
 import { parseMistral } from "./mistral.ts";
 import { parsePythonTag } from "./python-tag.ts";
-import { OfferedTools, type Found, type Parser, type TextCall, type TextCallForm } from "./shared.ts";
+import { OfferedTools, type Found, type Parser } from "./shared.ts";
 import { parseToolCall } from "./tool-call.ts";
-
-export { TEXT_CALL_FORMS, type TextCall, type TextCallForm } from "./shared.ts";
 
 /** The calls a reply's text ends with: their form, the prose before them, and the calls. */
 export interface Recovered {

@@ -1,4 +1,5 @@
-import { callsFromJson, occurrences, type Found, type OfferedTools, type TextCall } from "./shared.ts";
+import { callsFromJson, occurrences, type Found, type OfferedTools } from "./shared.ts";
+import type { TextCall } from "../types.ts";
 
 const MARK = "[TOOL_CALLS]";
 /** Mistral 3 and Devstral: `NAME[ARGS]{…}`, some versions with `[CALL_ID]ID` between. */

@@ -1,16 +1,5 @@
 import { offeredName } from "../../core/tool-names.ts";
-import type { ToolDeclaration } from "../types.ts";
-
-/** The forms a tool call written as text is recognised in, with the names `doctor` gives them. */
-export const TEXT_CALL_FORMS = ["json", "tool_call", "function_xml", "mistral", "python_tag", "fenced"] as const;
-export type TextCallForm = (typeof TEXT_CALL_FORMS)[number];
-
-/** One call read from text: the name as the model wrote it, the arguments as it wrote them. */
-export interface TextCall {
-  name: string;
-  /** An object, or a JSON string (the checkpoint validates either, like a protocol call's). */
-  arguments: unknown;
-}
+import type { TextCall, ToolDeclaration } from "../types.ts";
 
 /** Calls that run from `start` to the end of the text. */
 export interface Found {

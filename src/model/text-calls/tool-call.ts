@@ -1,5 +1,6 @@
 import { parseFunctionXml } from "./function-xml.ts";
-import { callsFromJson, occurrences, skipSpace, type Found, type OfferedTools, type TextCall } from "./shared.ts";
+import { callsFromJson, occurrences, skipSpace, type Found, type OfferedTools } from "./shared.ts";
+import type { TextCall } from "../types.ts";
 
 const OPEN = "<tool_call>";
 const CLOSE = "</tool_call>";

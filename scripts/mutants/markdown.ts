@@ -45,10 +45,16 @@ export const MUTANTS: Mutant[] = [
     replace: "  replaceGrowing(final: StyledLine[], growing: StyledLine[], voice: Voice): void {",
   },
   {
+    name: "a setext heading never tried",
+    file: "src/tui/markdown/render.ts",
+    find: "return SETEXT_UNDERLINE.test(src) ? super.lheading(src) : undefined;",
+    replace: "return undefined;",
+  },
+  {
     name: "a styled row drawn in the voice's look alone",
     file: "src/tui/blessed.ts",
-    find: "const attrAt = styles && styleAttrs ?",
-    replace: "const attrAt = false ?",
+    find: "const styled = styles !== undefined && styleAttrs !== undefined;",
+    replace: "const styled = false;",
   },
   {
     name: "a tool result shown unescaped in the overlay",

@@ -3,6 +3,7 @@ import { argumentsText, type Message } from "../core/messages.ts";
 import type { WireLog } from "../trace/wire-log.ts";
 import { fetchJson, ServerExchange } from "./http.ts";
 import { loggedReply } from "./logged-reply.ts";
+import { belowTopTier } from "../platform/jit.ts";
 import type { ModelOptions } from "./options.ts";
 import { ModelError, joinTextDeltas, type ModelClient, type ModelDelta, type ModelRequest, type ToolDeclaration } from "./types.ts";
 
@@ -198,6 +199,9 @@ export function contentOnly(data: string): string | null {
     return null;
   }
 }
+
+// Per chunk of every reply (belowTopTier says why).
+belowTopTier(contentOnly);
 
 function chunkDeltas(chunk: any, openCalls: Set<number>): ModelDelta[] {
   const deltas: ModelDelta[] = [];

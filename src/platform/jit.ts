@@ -1,3 +1,5 @@
+import { noFTL } from "bun:jsc";
+
 /**
  * The compiled binary starts with JavaScriptCore's tier-up thresholds multiplied (scripts/build.ts,
  * STARTUP_JIT_POLICY): code that runs once at start, and an idle screen, stay in the interpreter
@@ -22,4 +24,15 @@ export const INTERACTIVE_JIT_POLICY = 16;
 
 export function interactiveJit(): void {
   Bun.unsafe.setJITPolicy(INTERACTIVE_JIT_POLICY);
+}
+
+/**
+ * Keeps `functions` out of JavaScriptCore's top tier (FTL): code that runs per cell, per token or
+ * per chunk while text pours in, at most 5 frames a second, never runs long enough to pay back an
+ * FTL compile (up to 25 ms each for the transcript's cell writers, on the JIT's thread), and the
+ * tier below it (DFG) already runs it fast. Measured with bench:tui, 10 s streams interleaved: the
+ * JIT thread 2.4–2.9% of a core against 3.1–3.7% (docs/decisions.md, "Markdown in the transcript").
+ */
+export function belowTopTier(...functions: Array<(...args: never[]) => unknown>): void {
+  for (const fn of functions) noFTL(fn as (...args: unknown[]) => unknown);
 }

@@ -20,6 +20,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import type { Widgets } from "blessed";
+import { belowTopTier } from "../platform/jit.ts";
 // @ts-ignore -- a data file. Bun embeds it in the compiled binary and the default export is its
 // path (under $bunfs inside the binary, the real file when run from source). No .d.ts covers it.
 import embeddedTerminfoFile from "blessed/usr/xterm-256color" with { type: "file" };
@@ -49,12 +50,17 @@ unicode.blessed = { screen: Screen };
  * pours in. Printable ASCII, nearly every cell, is answered first; everything else as before.
  */
 const charWidth: (str: string | number, i?: number) => number = unicode.charWidth;
-unicode.charWidth = (str: string | number, i?: number) => {
+function asciiFirstWidth(str: string | number, i?: number): number {
   if (typeof str === "string" && !i && plainAscii(str)) return 1;
   return charWidth(str, i);
-};
+}
 const codePointAt: (str: string, position?: number) => number | undefined = unicode.codePointAt;
-unicode.codePointAt = (str: string, position?: number) => (typeof str === "string" ? str.codePointAt(position || 0) : codePointAt(str, position));
+function stringFirstCodePoint(str: string, position?: number): number | undefined {
+  return typeof str === "string" ? str.codePointAt(position || 0) : codePointAt(str, position);
+}
+unicode.charWidth = asciiFirstWidth;
+unicode.codePointAt = stringFirstCodePoint;
+belowTopTier(asciiFirstWidth, stringFirstCodePoint);
 
 /* ---------- 3 and 4: terminfo ---------- */
 
@@ -500,16 +506,9 @@ const PLAIN_ROW = /^[\x20-\x7e]*$/;
  */
 export function writeRow(line: Row, xi: number, xl: number, text: string, attr: number, fill: number, styles?: string, styleAttrs?: readonly number[]): void {
   let x = xi;
-  const put = (cellAttr: number, ch: string) => {
-    const cell = line[x++];
-    if (!cell || (cell[0] === cellAttr && cell[1] === ch)) return;
-    cell[0] = cellAttr;
-    cell[1] = ch;
-    line.dirty = true;
-  };
-  const attrAt = styles && styleAttrs ? (index: number) => styleAttrs[styles.charCodeAt(index)] ?? attr : () => attr;
+  const styled = styles !== undefined && styleAttrs !== undefined;
   if (PLAIN_ROW.test(text)) {
-    for (let i = 0; i < text.length && x < xl; i++) put(attrAt(i), text[i]!);
+    for (let i = 0; i < text.length && x < xl; i++) putCell(line, x++, styled ? styleAt(styles, styleAttrs, i, attr) : attr, text[i]!);
   } else {
     // blessed's parseContent marks the cell after each wide character with \x03 (sanitized text
     // has none of its own), so `source` counts the characters of `text` to find their styles.
@@ -537,8 +536,26 @@ export function writeRow(line: Row, xi: number, xl: number, text: string, attr: 
         source += mark.ch.length;
         ch += mark.ch;
       }
-      put(attrAt(ch === "\x03" ? at - 1 : at), ch);
+      const from = ch === "\x03" ? at - 1 : at;
+      putCell(line, x++, styled ? styleAt(styles, styleAttrs, from, attr) : attr, ch);
     }
   }
-  while (x < xl) put(fill, " ");
+  while (x < xl) putCell(line, x++, fill, " ");
 }
+
+/** Cell `x` of `line` made `attr` and `ch`, and the row marked dirty, where that is a change. */
+function putCell(line: Row, x: number, attr: number, ch: string): void {
+  const cell = line[x];
+  if (!cell || (cell[0] === attr && cell[1] === ch)) return;
+  cell[0] = attr;
+  cell[1] = ch;
+  line.dirty = true;
+}
+
+/** The attribute of character `index` of a styled row: its style code's, else the row's own. */
+function styleAt(styles: string, styleAttrs: readonly number[], index: number, attr: number): number {
+  return styleAttrs[styles.charCodeAt(index)] ?? attr;
+}
+
+// Per cell, every frame (belowTopTier says why).
+belowTopTier(writeRow, putCell, styleAt, rewriteShortRuns, unchanged, plainAscii);

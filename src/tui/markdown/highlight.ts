@@ -31,6 +31,7 @@ import ts from "@speed-highlight/core/languages/ts.js";
 import xml from "@speed-highlight/core/languages/xml.js";
 import yaml from "@speed-highlight/core/languages/yaml.js";
 import { LineBuilder, withColor, type Color, type StyledLine } from "./style.ts";
+import { belowTopTier } from "../../platform/jit.ts";
 
 /** Every grammar, by speed-highlight's name; grammars name the ones they embed (a comment's TODO, a template's `${}`). */
 const GRAMMARS: Record<string, ShjLanguageData> = { asm, bash, c, css, diff, docker, go, html, ini, java, js, jsdoc, json, lua, make, py, regex, rs, sql, todo, toml, ts, xml, yaml };
@@ -102,27 +103,34 @@ export interface Highlighted {
 
 /** Colours `code` (sanitized, no trailing newline) in `language`: one styled line per line of code. */
 export function highlight(code: string, language: string | null): Highlighted {
-  const out = new LineBuilder();
+  const painter = new TokenPainter(code.length);
   if (!language) {
-    out.add(code);
-    out.break();
-    return { lines: out.lines, settled: true };
+    painter.out.add(code);
+    painter.out.break();
+    return { lines: painter.out.lines, settled: true };
   }
-  let unshown = code.length;
-  let lastType: string | undefined;
-  tokenizeWith(
-    code + SETTLE_PROBE,
-    GRAMMARS[language]!,
-    (text, type) => {
-      if (!text) return;
-      lastType = type;
-      if (unshown <= 0) return;
-      const color = type && TYPE_COLOR[type];
-      out.add(text.length > unshown ? text.slice(0, unshown) : text, color ? withColor(0, color) : 0);
-      unshown -= text.length;
-    },
-    { languages: GRAMMARS },
-  );
-  out.break();
-  return { lines: out.lines, settled: lastType === undefined };
+  tokenizeWith(code + SETTLE_PROBE, GRAMMARS[language]!, painter.take.bind(painter), { languages: GRAMMARS });
+  painter.out.break();
+  return { lines: painter.out.lines, settled: painter.lastType === undefined };
 }
+
+/** Takes speed-highlight's tokens as lines in their colours, up to the code's end (not the probe after it). */
+class TokenPainter {
+  readonly out = new LineBuilder();
+  /** The type of the last token, the probe's included: undefined when the probe ended outside every construct. */
+  lastType: string | undefined;
+
+  constructor(private unshown: number) {}
+
+  take(text: string, type?: ShjToken): void {
+    if (!text) return;
+    this.lastType = type;
+    if (this.unshown <= 0) return;
+    const color = type && TYPE_COLOR[type];
+    this.out.add(text.length > this.unshown ? text.slice(0, this.unshown) : text, color ? withColor(0, color) : 0);
+    this.unshown -= text.length;
+  }
+}
+
+// Per token of fenced code while it streams (belowTopTier says why).
+belowTopTier(TokenPainter.prototype.take);

@@ -3,7 +3,7 @@
  * code, links, lists, quotes, tables and fenced code (highlight.ts), never the raw markers. Line
  * breaks the model wrote are kept (a terminal reader expects the lines it was sent).
  */
-import { Lexer, type Token, type Tokens } from "marked";
+import { Lexer, Tokenizer, getDefaults, type MarkedOptions, type Token, type Tokens } from "marked";
 import { highlight, knownLanguage } from "./highlight.ts";
 import { BOLD, LineBuilder, UNDERLINE, plainLine, prefixLines, withColor, type StyledLine } from "./style.ts";
 
@@ -11,9 +11,31 @@ const MUTED = withColor(0, "gray");
 const RULE = "─".repeat(24);
 const CODE_INDENT = "  ";
 
+/** An underline of a setext heading (`Title` over `===` or `---`): a line of = or - alone. */
+const SETEXT_UNDERLINE = /^ {0,3}(?:=+|-+)[ \t]*$/m;
+
+/**
+ * marked's tokenizer, but its setext-heading rule is tried only on text that has such an
+ * underline: the rule's expression scans the rest of the text at every block, backtracking (a
+ * sixth of the time lexing a streamed reply took, and seconds on a 400-line paragraph), and
+ * without an underline it cannot match.
+ */
+class ReplyTokenizer extends Tokenizer {
+  override lheading(src: string): Tokens.Heading | undefined {
+    return SETEXT_UNDERLINE.test(src) ? super.lheading(src) : undefined;
+  }
+}
+
+const LEXER_OPTIONS: MarkedOptions = { ...getDefaults(), tokenizer: new ReplyTokenizer() };
+
+/** The blocks of a Markdown text, by marked's lexer. */
+export function lexMarkdown(markdown: string): Token[] {
+  return Lexer.lex(markdown, LEXER_OPTIONS);
+}
+
 /** Renders a whole Markdown text (sanitized). */
 export function renderMarkdown(markdown: string): StyledLine[] {
-  return renderBlocks(Lexer.lex(markdown));
+  return renderBlocks(lexMarkdown(markdown));
 }
 
 export function renderBlocks(tokens: Token[]): StyledLine[] {

@@ -12,10 +12,10 @@
  * line that may become a fence is held back, and an unclosed `code` or **bold** on the last line
  * is closed for the drawing.
  */
-import { Lexer, type Token } from "marked";
+import type { Token } from "marked";
 import { sanitize } from "../sanitize.ts";
 import { highlight } from "./highlight.ts";
-import { fenceLanguage, indentCode, renderBlocks } from "./render.ts";
+import { fenceLanguage, indentCode, lexMarkdown, renderBlocks } from "./render.ts";
 import type { StyledLine } from "./style.ts";
 
 /** CommonMark's fence: up to 3 spaces, then 3+ backticks (an info string without any) or tildes. */
@@ -77,7 +77,7 @@ export class MarkdownStream {
       const code = this.partial && !FENCE_CLOSE.test(this.partial) ? [...this.code, this.partial] : this.code;
       if (code.length) commit.push(...codeLines(code, this.fence));
     } else if (this.prose || this.partial) {
-      commit.push(...renderBlocks(Lexer.lex(this.prose + this.partial)));
+      commit.push(...renderBlocks(lexMarkdown(this.prose + this.partial)));
     }
     // Blank lines the reply ended with would only push the next line down.
     while (commit.at(-1)?.text === "") commit.pop();
@@ -108,7 +108,7 @@ export class MarkdownStream {
       return;
     }
     // A fence ends the prose before it: that is final.
-    if (this.prose) commit.push(...renderBlocks(Lexer.lex(this.prose)));
+    if (this.prose) commit.push(...renderBlocks(lexMarkdown(this.prose)));
     this.prose = "";
     this.fence = { marker: open[1]!, language: fenceLanguage(open[2]!) };
   }
@@ -132,7 +132,7 @@ export class MarkdownStream {
   private growingProse(commit: StyledLine[]): StyledLine[] {
     const shown = MAYBE_FENCE.test(this.partial) ? "" : closeMarkers(this.partial);
     if (!this.prose && !shown) return [];
-    const tokens = Lexer.lex(this.prose + shown);
+    const tokens = lexMarkdown(this.prose + shown);
     let last = tokens.length - 1;
     while (last > 0 && tokens[last]!.type === "space") last--;
     const final = tokens.slice(0, last);
@@ -161,7 +161,7 @@ export class MarkdownStream {
     if (block.type === "list") while (cut > 0 && !LIST_ITEM.test(lines[cut]!)) cut--;
     if (cut <= 0) return false;
     const head = lines.slice(0, cut).join("\n") + "\n";
-    commit.push(...renderBlocks(Lexer.lex(head)));
+    commit.push(...renderBlocks(lexMarkdown(head)));
     this.prose = this.prose.slice(head.length);
     return true;
   }

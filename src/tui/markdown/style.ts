@@ -1,3 +1,5 @@
+import { belowTopTier } from "../../platform/jit.ts";
+
 /**
  * Styles of rendered Markdown, one character code per character of text, so a line's styles are
  * sliced, wrapped and joined exactly like its text. A code packs bold and underline (terminals
@@ -35,12 +37,19 @@ export class LineBuilder {
   private styles = "";
 
   add(text: string, style = 0): void {
-    const pieces = text.split("\n");
-    pieces.forEach((piece, index) => {
-      if (index > 0) this.break();
-      this.text += piece;
-      this.styles += String.fromCharCode(style).repeat(piece.length);
-    });
+    let start = 0;
+    for (let end = text.indexOf("\n"); end >= 0; end = text.indexOf("\n", start)) {
+      this.addPiece(text.slice(start, end), style);
+      this.break();
+      start = end + 1;
+    }
+    this.addPiece(start === 0 ? text : text.slice(start), style);
+  }
+
+  /** Appends text without a newline in one style, on the current line. */
+  private addPiece(piece: string, style: number): void {
+    this.text += piece;
+    this.styles += String.fromCharCode(style).repeat(piece.length);
   }
 
   /** Appends a piece already styled, on the current line. */
@@ -73,3 +82,6 @@ export function prefixLines(lines: StyledLine[], prefix: StyledLine, indent: Sty
     return { text: head.text + line.text, styles: head.styles + line.styles };
   });
 }
+
+// Per piece of every rendered line while a reply streams (belowTopTier says why).
+belowTopTier(LineBuilder.prototype.add);

@@ -17,6 +17,7 @@ const CASES: Array<[name: string, markdown: string, lines: string[]]> = [
   ["links show their address, muted", "see [the docs](https://x.dev) or <https://y.dev>", ["see {underline}{blue-fg}the docs{/}{gray-fg} (https://x.dev){/} or {underline}{blue-fg}https://y.dev{/}"]],
   ["quotes get a bar", "> careful\n> now", ["{gray-fg}│ {/}careful", "{gray-fg}│ {/}now"]],
   ["a rule", "---", ["{gray-fg}────────────────────────{/}"]],
+  ["setext headings: text underlined with = or -", "Title\n===\n\nSub *part*\n---\n\na - b\n= c", ["{bold}{underline}Title{/}", "", "{bold}Sub {/}{bold}{underline}part{/}", "", "a - b", "= c"]],
   ["tables align their columns", "| a | bb |\n|---|---|\n| ccc | d |", ["a  {gray-fg} │ {/}bb", "{gray-fg}────┼───{/}", "ccc{gray-fg} │ {/}d "]],
   ["escaped markers show as the characters", "\\*not em\\* and \\`tick\\`", ["*not em* and `tick`"]],
   ["braces and blessed tags in the text are text", "{bold}x{/bold} **{red-fg}**", ["{open}bold{close}x{open}/bold{close} {bold}{open}red-fg{close}{/}"]],

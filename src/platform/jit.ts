@@ -31,7 +31,7 @@ export function interactiveJit(): void {
  * per chunk while text pours in, at most 5 frames a second, never runs long enough to pay back an
  * FTL compile (up to 25 ms each for the transcript's cell writers, on the JIT's thread), and the
  * tier below it (DFG) already runs it fast. Measured with bench:tui, 10 s streams interleaved: the
- * JIT thread 2.4–2.9% of a core against 3.1–3.7% (docs/decisions.md, "Markdown in the transcript").
+ * JIT thread 1.9–2.5% of a core against 2.9–4.0% (docs/decisions.md, "Markdown in the transcript").
  */
 export function belowTopTier(...functions: Array<(...args: never[]) => unknown>): void {
   for (const fn of functions) noFTL(fn as (...args: unknown[]) => unknown);

@@ -17,14 +17,14 @@ export const MUTANTS: Mutant[] = [
   {
     name: "code inside an open block comment or template string committed as settled",
     file: "src/tui/markdown/highlight.ts",
-    find: "return { lines: out.lines, settled: lastType === undefined };",
-    replace: "return { lines: out.lines, settled: true };",
+    find: "return { lines: painter.out.lines, settled: painter.lastType === undefined };",
+    replace: "return { lines: painter.out.lines, settled: true };",
   },
   {
     name: "the settling probe drawn as code",
     file: "src/tui/markdown/highlight.ts",
-    find: "out.add(text.length > unshown ? text.slice(0, unshown) : text, color ? withColor(0, color) : 0);",
-    replace: "out.add(text, color ? withColor(0, color) : 0);",
+    find: "this.out.add(text.length > this.unshown ? text.slice(0, this.unshown) : text, color ? withColor(0, color) : 0);",
+    replace: "this.out.add(text, color ? withColor(0, color) : 0);",
   },
   {
     name: "half-streamed markers drawn raw",

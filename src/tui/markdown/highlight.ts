@@ -103,12 +103,13 @@ export interface Highlighted {
 
 /** Colours `code` (sanitized, no trailing newline) in `language`: one styled line per line of code. */
 export function highlight(code: string, language: string | null): Highlighted {
-  const painter = new TokenPainter(code.length);
   if (!language) {
-    painter.out.add(code);
-    painter.out.break();
-    return { lines: painter.out.lines, settled: true };
+    const out = new LineBuilder();
+    out.add(code);
+    out.break();
+    return { lines: out.lines, settled: true };
   }
+  const painter = new TokenPainter(code.length);
   tokenizeWith(code + SETTLE_PROBE, GRAMMARS[language]!, painter.take.bind(painter), { languages: GRAMMARS });
   painter.out.break();
   return { lines: painter.out.lines, settled: painter.lastType === undefined };

@@ -43,7 +43,7 @@ export class LineBuilder {
       this.break();
       start = end + 1;
     }
-    this.addPiece(start === 0 ? text : text.slice(start), style);
+    this.addPiece(text.slice(start), style);
   }
 
   /** Appends text without a newline in one style, on the current line. */

@@ -227,6 +227,12 @@ const CORE_MUTANTS: Mutant[] = [
     replace: "StallRulesSchema.parse({});",
   },
   {
+    name: "a fast server's reply read as each packet comes",
+    file: "src/model/http.ts",
+    find: "if (early > 0) await Bun.sleep(early);",
+    replace: "",
+  },
+  {
     name: "the loopback socket never paused between reads",
     file: "src/model/loopback.ts",
     find: "if (this.headDone && !this.waiting && !this.ended && !this.error) this.pause();",

@@ -5,10 +5,12 @@ import { ModelError } from "./types.ts";
  * A fast server's body is read at most once every this many milliseconds: what arrived in between
  * comes as one piece, and a read costs about the same whether it carries one token or twenty
  * (at 2,000 tokens a second, reading as fast as chunks came took 2,700 reads and 4% of a core
- * over 3 s; at this pace 370 reads and 3%, and every layer after it sees a seventh of the pieces).
- * A server slower than one chunk per interval is read the moment each chunk arrives.
+ * over 3 s; every 8 ms, 370 reads and 3%; every 16 ms, bench:tui's Markdown stream took 1.5
+ * points of a core less than at 8, for up to 8 ms more before the last words show). A server
+ * slower than one chunk per interval (a laptop's model: 20-100 tokens a second) is read the
+ * moment each chunk arrives.
  */
-export const READ_INTERVAL_MS = 8;
+export const READ_INTERVAL_MS = 16;
 
 /**
  * One HTTP exchange with a model server, with every way it can fail turned into a ModelError

@@ -1,6 +1,6 @@
 import { afterAll, describe, expect, test } from "bun:test";
 import { isLoopbackHttp, loopbackFetch } from "../../src/model/loopback.ts";
-import { ServerExchange } from "../../src/model/http.ts";
+import { READ_INTERVAL_MS, ServerExchange } from "../../src/model/http.ts";
 import { closedAddress } from "../helpers/fake-server.ts";
 
 /** What a raw server does with a connection once the request is in: writes (strings), pauses (numbers), then ends, cuts or holds it. */
@@ -147,6 +147,24 @@ describe("read only when asked", () => {
     expect(new TextDecoder().decode((await reader.read()).value)).toBe("two");
     expect(calls).toEqual(["pause", "resume", "pause", "resume", "pause"]);
     expect((await reader.read()).done).toBe(true);
+  });
+});
+
+describe("how often a reply is read", () => {
+  test("a server streaming a packet a millisecond is read at most once every READ_INTERVAL_MS, every byte kept", async () => {
+    const events = Array.from({ length: 150 }, (_, i) => `data: ${i}\n\n`);
+    const writes = events.flatMap((event) => [`${Buffer.byteLength(event).toString(16)}\r\n${event}\r\n`, 1]);
+    const server = rawServer({ writes: [OK_CHUNKED, ...writes, "0\r\n\r\n"] });
+    const exchange = new ServerExchange(server.url, 5000, signal());
+    const response = await exchange.send({ method: "GET", reply: true });
+    const read: string[] = [];
+    const started = performance.now();
+    for await (const piece of exchange.text(response)) read.push(piece);
+    const elapsed = performance.now() - started;
+    expect(read.join("")).toBe(events.join(""));
+    // Read as each packet came, it would be a piece per packet, 150 of them.
+    expect(read.length).toBeLessThanOrEqual(Math.ceil(elapsed / READ_INTERVAL_MS) + 2);
+    expect(read.length).toBeLessThan(events.length / 3);
   });
 });
 

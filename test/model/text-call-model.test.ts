@@ -1,5 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { TextCallModel } from "../../src/model/text-call-model.ts";
+import { READ_INTERVAL_MS } from "../../src/model/http.ts";
 import { LlamaCppModel } from "../../src/model/llamacpp.ts";
 import { OllamaModel } from "../../src/model/ollama.ts";
 import { ModelOptionsSchema } from "../../src/model/options.ts";
@@ -24,15 +25,17 @@ const request = (tools = true): ModelRequest => ({
 
 /** The text cut into pieces of a few characters, as a slow server streams it. */
 const pieces = (text: string) => text.match(/[\s\S]{1,3}/g) ?? [];
+/** The pause between two pieces: a fast server's body is read once every READ_INTERVAL_MS, so the 27 pieces come in several reads. */
+const TRICKLE_MS = Math.ceil(READ_INTERVAL_MS / 4);
 
-/** llama.cpp's SSE in the captures' shape (role chunk, content chunks, finish, usage, [DONE]), a few characters a chunk, each its own read. */
+/** llama.cpp's SSE in the captures' shape (role chunk, content chunks, finish, usage, [DONE]), a few characters a chunk. */
 function llamaTrickle(text: string): Scene {
   return {
     status: 200,
     headers: SSE_HEADERS,
     pieces: [
       llamaChunk({ role: "assistant", content: null }),
-      ...pieces(text).flatMap((piece) => [llamaChunk({ content: piece }), 1]),
+      ...pieces(text).flatMap((piece) => [llamaChunk({ content: piece }), TRICKLE_MS]),
       llamaChunk({}, "stop"),
       "data: [DONE]\n\n",
     ],
@@ -43,7 +46,7 @@ function llamaTrickle(text: string): Scene {
 function ollamaTrickle(text: string): Scene {
   const line = (content: string, done: boolean) =>
     JSON.stringify({ model: "qwen2.5-coder:7b", created_at: "2026-11-30T10:02:00.000000Z", message: { role: "assistant", content }, done, ...(done ? { done_reason: "stop", prompt_eval_count: 120, eval_count: 40 } : {}) }) + "\n";
-  return { status: 200, headers: { "Content-Type": "application/x-ndjson" }, pieces: [...pieces(text).flatMap((piece) => [line(piece, false), 1]), line("", true)] };
+  return { status: 200, headers: { "Content-Type": "application/x-ndjson" }, pieces: [...pieces(text).flatMap((piece) => [line(piece, false), TRICKLE_MS]), line("", true)] };
 }
 
 describe("a streamed reply whose text is a tool call, a few characters at a time", () => {

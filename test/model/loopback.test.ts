@@ -65,6 +65,12 @@ async function pieces(response: Response): Promise<string[]> {
 
 const OK_CHUNKED = "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nTransfer-Encoding: chunked\r\n\r\n";
 
+/** A chunked answer carrying each event in a packet of its own, `pauseMs` apart, then the body's end. */
+function chunkedEvents(events: string[], pauseMs: number): Array<string | number> {
+  const packets = events.flatMap((event) => [`${Buffer.byteLength(event).toString(16)}\r\n${event}\r\n`, pauseMs]);
+  return [OK_CHUNKED, ...packets, "0\r\n\r\n"];
+}
+
 describe("the body, however it is framed", () => {
   test("chunked, with a size line and a chunk's end cut between packets", async () => {
     const server = rawServer({ writes: [OK_CHUNKED, "5\r\nhel", 5, "lo\r", 5, "\n", 5, "6", 5, "\r\n world\r\n0\r", 5, "\n\r\n"] });
@@ -113,8 +119,7 @@ describe("the body, however it is framed", () => {
 describe("read only when asked", () => {
   test("what arrives between two reads comes as one piece", async () => {
     const events = Array.from({ length: 40 }, (_, i) => `data: ${i}\n\n`);
-    const writes = events.flatMap((event) => [`${Buffer.byteLength(event).toString(16)}\r\n${event}\r\n`, 2]);
-    const server = rawServer({ writes: [OK_CHUNKED, ...writes, "0\r\n\r\n"] });
+    const server = rawServer({ writes: chunkedEvents(events, 2) });
     const response = await loopbackFetch(server.url, { method: "GET", signal: signal() });
     await Bun.sleep(300); // the server has written all 40 packets meanwhile
     const read = await pieces(response);
@@ -153,8 +158,7 @@ describe("read only when asked", () => {
 describe("how often a reply is read", () => {
   test("a server streaming a packet a millisecond is read at most once every READ_INTERVAL_MS, every byte kept", async () => {
     const events = Array.from({ length: 150 }, (_, i) => `data: ${i}\n\n`);
-    const writes = events.flatMap((event) => [`${Buffer.byteLength(event).toString(16)}\r\n${event}\r\n`, 1]);
-    const server = rawServer({ writes: [OK_CHUNKED, ...writes, "0\r\n\r\n"] });
+    const server = rawServer({ writes: chunkedEvents(events, 1) });
     const exchange = new ServerExchange(server.url, 5000, signal());
     const response = await exchange.send({ method: "GET", reply: true });
     const read: string[] = [];

@@ -5,7 +5,7 @@
  *
  *   npm run bench:tui
  *   bun scripts/bench-tui.ts [--runs N] [--seconds S] [--rounds R] [--million TOKENS] [--no-build] [--no-tmux]
- *                            [--only frame,stream,million] [--million-rate R] [--exec "COMMAND"]
+ *                            [--only frame,stream,million] [--million-rate R] [--replies N] [--exec "COMMAND"]
  *
  * Prints figures and whether each target is met; it asserts nothing (exit code 0 unless the
  * benchmark itself breaks). About four minutes on the 2-core machine. The load average is printed
@@ -58,7 +58,9 @@
  *    --million-rate tokens/s), after a first run of 20,000 tokens in the same session (what any
  *    first run pays once, its code paged in and compiled, is not growth over the million): the
  *    rate, RSS idle, after the first run, 3 s and 10 s after the million's run stopped (the TUI
- *    collects garbage 1 s after a run), peak RSS, JS heap.
+ *    collects garbage 1 s after a run), peak RSS, JS heap. With --replies N, N more replies of the
+ *    same size follow in the same session, with RSS 3 s after each: what a long session keeps per
+ *    reply (the replies themselves, in the conversation), told apart from what any run pays once.
  * 4. Binary size against the compiled hello world (not with --exec, which runs another program).
  *
  * --exec runs COMMAND instead of dist/glassbox (split at spaces; the options are appended). It
@@ -795,7 +797,7 @@ async function streaming(server: ServerHandle, seconds: number, rounds: number):
   console.log(`   ${target("20,000-line CPU within 20% of empty", Math.abs(cpuRatio - 1) <= 0.2)}`);
 }
 
-async function million(server: ServerHandle, tokens: number, rate: number): Promise<void> {
+async function million(server: ServerHandle, tokens: number, rate: number, replies: number): Promise<void> {
   const tui = launch(server.port, 0);
   try {
     await tui.waitFor(FIRST_FRAME_MARK, 20_000);
@@ -833,6 +835,13 @@ async function million(server: ServerHandle, tokens: number, rate: number): Prom
     console.log(`   RSS idle ${mib(idle)}, after a first run of ${WARM_UP_TOKENS.toLocaleString("en")} tokens ${mib(before)}; 3 s after the million's run stopped ${mib(after)} (+${mb(growth)}; +${mb(after - idle)} over idle); 10 s after ${mib(later)} (+${mb(later - before)}); peak ${mib(peak)}`);
     console.log(`   JS heap in use: ${mib(heapBefore)} before, ${mib(heapAfter)} 3 s after (+${mb(heapAfter - heapBefore)})`);
     console.log(`   ${target("RSS growth < 20 MB over the million tokens (3 s after, from after the first run)", growth < 20e6)}`);
+    for (let reply = 1; reply <= replies; reply++) {
+      tui.type(`bench ${tokens} ${rate}\r`);
+      const next = await waitForStop(tui.workspace, 600_000, 2 + reply);
+      await Bun.sleep(3000);
+      const now = procMemory(tui.pid, "VmRSS");
+      console.log(`   reply ${reply + 1} of ${tokens.toLocaleString("en")} tokens (stopped ${next.status}): RSS 3 s after ${mib(now)} (+${mb(now - before)} from after the first run; JS heap ${mib(heapAt())})`);
+    }
   } finally {
     await tui.quit();
   }
@@ -883,7 +892,7 @@ async function main(): Promise<void> {
     if (only.includes("frame")) await firstFrames(server.port, runs);
     if (only.includes("frame") && !process.argv.includes("--no-tmux")) await firstFramesInTmux(server.port, Math.min(runs, 5));
     if (only.includes("stream")) await streaming(server, seconds, option("--rounds", 3));
-    if (only.includes("million") && tokens > 0) await million(server, tokens, option("--million-rate", 0));
+    if (only.includes("million") && tokens > 0) await million(server, tokens, option("--million-rate", 0), option("--replies", 0));
   } finally {
     server.stop();
     fs.rmSync(scratch, { recursive: true, force: true });

@@ -609,20 +609,38 @@ const CORE_MUTANTS: Mutant[] = [
   {
     name: "a live reply's last words wait for the frame pace",
     file: "src/tui/run-control.ts",
-    find: `this.effects.redraw(event.kind === "model_reply" && replayedAt === undefined);`,
+    find: `this.effects.redraw(replayedAt === undefined && (event.kind === "model_done" || event.kind === "model_reply"));`,
     replace: `this.effects.redraw();`,
+  },
+  {
+    name: "a reply's last words wait until it is assembled and logged",
+    file: "src/tui/run-control.ts",
+    find: `this.effects.redraw(replayedAt === undefined && (event.kind === "model_done" || event.kind === "model_reply"));`,
+    replace: `this.effects.redraw(replayedAt === undefined && event.kind === "model_reply");`,
   },
   {
     name: "a replayed session drawn at once for every reply",
     file: "src/tui/run-control.ts",
-    find: `this.effects.redraw(event.kind === "model_reply" && replayedAt === undefined);`,
-    replace: `this.effects.redraw(event.kind === "model_reply");`,
+    find: `this.effects.redraw(replayedAt === undefined && (event.kind === "model_done" || event.kind === "model_reply"));`,
+    replace: `this.effects.redraw(event.kind === "model_done" || event.kind === "model_reply");`,
+  },
+  {
+    name: "drawNow() leaves its frame for the event loop to write",
+    file: "src/tui/render-scheduler.ts",
+    find: "    this.run();\n    this.writeOut();\n",
+    replace: "    this.run();\n",
+  },
+  {
+    name: "writeNow writes nothing",
+    file: "src/tui/blessed.ts",
+    find: "(screen.program as unknown as { flush(): void }).flush();",
+    replace: "void screen;",
   },
   {
     name: "drawNow() waits for the frame pace",
     file: "src/tui/render-scheduler.ts",
-    find: "    if (this.pending !== null) this.timers.clear(this.pending);\n    this.run();\n  }\n\n  stop(): void {",
-    replace: "    this.request();\n  }\n\n  stop(): void {",
+    find: "    if (this.pending !== null) this.timers.clear(this.pending);\n    this.run();\n    this.writeOut();\n  }",
+    replace: "    this.request();\n  }",
   },
   {
     name: "a text chunk's usage read past",

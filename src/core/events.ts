@@ -41,6 +41,12 @@ export type AgentEvent =
   | { kind: "model_notice"; step: number; text: string }
   /** `tokens`: pieces received so far in this reply, for live meters. */
   | { kind: "model_delta"; step: number; channel: "text" | "thinking"; text: string; tokens: number }
+  /**
+   * The server ended its stream: every delta of the reply has come. model_reply follows once the
+   * reply is assembled and logged (text-form calls recovered, the wire log written), which for a
+   * long reply takes milliseconds a screen need not wait for.
+   */
+  | { kind: "model_done"; step: number; finish_reason: string | null }
   | {
       kind: "model_reply";
       step: number;

@@ -248,6 +248,8 @@ export async function* runAgent(input: RunInput): AsyncGenerator<AgentEvent> {
         pieces++;
       } else if (delta.type === "notice") {
         yield { kind: "model_notice", step: steps, text: delta.text };
+      } else if (delta.type === "done") {
+        yield { kind: "model_done", step: steps, finish_reason: delta.finish_reason };
       }
     }
   }

@@ -5,7 +5,7 @@ import { assembleMarked } from "../prompt/layers.ts";
 import { layerStates, readLock } from "../prompt/lock.ts";
 import { ApprovalModal } from "./approval-modal.ts";
 import { benchHook } from "./bench-hook.ts";
-import { createScreen, drawOnly, terminalProblem, type Widgets } from "./blessed.ts";
+import { createScreen, drawOnly, terminalProblem, writeNow, type Widgets } from "./blessed.ts";
 import { layout, type Layout } from "./layout.ts";
 import { Overlay } from "./overlay.ts";
 import { layerPaneRows } from "./panes/layers-pane.ts";
@@ -127,7 +127,7 @@ class TuiApp {
       submit: (message) => submitInput(message, submitHost),
       resized: () => this.relayout(),
     });
-    this.scheduler = new RenderScheduler((full) => this.paint(full));
+    this.scheduler = new RenderScheduler((full) => this.paint(full), { writeOut: () => writeNow(screen) });
     // blessed also redraws by itself (focus effects): those go through the scheduler too, so there is at most one render per frame.
     this.draw = screen.render.bind(screen);
     screen.render = () => this.scheduler.request();

@@ -369,6 +369,14 @@ export function drawOnly(screen: Widgets.Screen, elements: Widgets.BlessedElemen
 }
 
 /**
+ * Writes what blessed holds for the terminal now. blessed writes a frame out on setImmediate, so
+ * work that goes on in promise callbacks meanwhile holds the frame back for as long as it takes.
+ */
+export function writeNow(screen: Widgets.Screen): void {
+  (screen.program as unknown as { flush(): void }).flush();
+}
+
+/**
  * Sets a widget's content when it changed, and only then. blessed's own setContent() first clears
  * the widget's area (clearPos), so every line under it is marked dirty and diffed cell by cell at
  * the next render even when nothing changed; a widget's render fills its whole area anyway. Use

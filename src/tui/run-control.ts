@@ -250,9 +250,10 @@ export class RunControl {
     this.currentView = fold(this.currentView, event, replayedAt ?? Date.now());
     const warning = this.effects.show(event, () => (this.runId ? changedFiles(this.session.workspace.root, this.runId) : 0));
     if (warning !== undefined) this.effects.warn(warning);
-    // A reply's last words are drawn at once, not at the pace of text pouring in (nor after the
-    // rest of the turn, which goes on before a timer could fire); a replayed session draws once, at its end.
-    this.effects.redraw(event.kind === "model_reply" && replayedAt === undefined);
+    // A reply's last words are drawn at once, not at the pace of text pouring in: when the stream
+    // ends, before the reply is assembled and logged, and again with its figures (the rest of the
+    // turn goes on before a timer could fire); a replayed session draws once, at its end.
+    this.effects.redraw(replayedAt === undefined && (event.kind === "model_done" || event.kind === "model_reply"));
   }
 
   /** A scripted model has no server to ask: the window the context manager works against is num_ctx. */

@@ -33,6 +33,28 @@ describe("a plain run", () => {
     expect(run.calls[0]!.result_chars).toBe(answer!.content.length);
   });
 
+  test("the stream's end is said after its last delta and before the assembled reply, once per reply", async () => {
+    const ws = makeWorkspace();
+    const written = 'Reading it.\n<tool_call>{"name": "read_file", "arguments": {"path": "README.md"}}</tool_call>';
+    const run = await runScripted([{ content: written }, { content: "Done.", finish_reason: "length" }], { workspace: ws.root, textCalls: true });
+    expectWellFormedRun(run);
+    const kinds = run.events.map((event) => event.kind).filter((kind) => kind.startsWith("model_") || kind === "tool_call");
+    expect(kinds).toEqual(["model_request", "model_delta", "model_done", "model_reply", "tool_call", "model_request", "model_delta", "model_done", "model_reply"]);
+    const done = run.events.filter((event): event is EventOf<"model_done"> => event.kind === "model_done");
+    expect(done).toEqual([
+      { kind: "model_done", step: 1, finish_reason: "stop" },
+      { kind: "model_done", step: 2, finish_reason: "length" },
+    ]);
+    expect(run.calls[0]).toMatchObject({ tool: "read_file", from_text: true });
+  });
+
+  test("a stream cut off by an error has no end to say: the run stops without model_done", async () => {
+    const ws = makeWorkspace();
+    const run = await runScripted([{ error: "the connection dropped" }], { workspace: ws.root });
+    expect(run.stop.status).toBe("model_error");
+    expect(run.events.some((event) => event.kind === "model_done")).toBe(false);
+  });
+
   test("run_start comes first and carries the resolved limits and the offered tools", async () => {
     const ws = makeWorkspace();
     const run = await runScripted([{ content: "hi" }], { workspace: ws.root, limits: { max_steps: 3 } }, "say hi");

@@ -2,7 +2,8 @@ import { afterAll, describe, expect, spyOn, test } from "bun:test";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { dropIdleMoves, embeddedTerminfoPath, isLegacyTerminfo, rewriteShortRuns, rotateRows, terminalProblem, terminfoFor } from "../../src/tui/blessed.ts";
+import { PassThrough } from "node:stream";
+import { dropIdleMoves, embeddedTerminfoPath, isLegacyTerminfo, rewriteShortRuns, rotateRows, terminalProblem, terminfoFor, writeNow, type Widgets } from "../../src/tui/blessed.ts";
 
 // The same module instances src/tui/blessed.ts patched (one module per resolved path).
 const Tput = require("blessed/lib/tput");
@@ -94,6 +95,19 @@ describe("terminfo fallback", () => {
       writes.mockRestore();
     }
   });
+});
+
+test("writeNow puts what blessed buffered on the terminal at once, where blessed waits for the event loop to turn", async () => {
+  const Program = require("blessed/lib/program");
+  const written: string[] = [];
+  const output = Object.assign(new PassThrough(), { write: (chunk: unknown) => written.push(String(chunk)) > 0 });
+  const program = new Program({ input: new PassThrough(), output, terminal: "xterm-256color", buffer: true });
+  program._write("the frame");
+  expect(written).toEqual([]); // blessed's own way: on setImmediate
+  writeNow({ program } as unknown as Widgets.Screen);
+  expect(written).toEqual(["the frame"]);
+  await new Promise((resolve) => setImmediate(resolve));
+  expect(written).toEqual(["the frame"]); // written once
 });
 
 test("unicode.charWidth('\\t') never loads the blessed package entry", () => {

@@ -31,7 +31,7 @@ class FakeTimers implements Timers {
 test("a thousand requests inside one frame give one render", () => {
   const timers = new FakeTimers();
   let renders = 0;
-  const scheduler = new RenderScheduler(() => renders++, 16, timers);
+  const scheduler = new RenderScheduler(() => renders++, { frameMs: 16, timers });
   for (let i = 0; i < 1000; i++) scheduler.request();
   expect(renders).toBe(0);
   timers.advance(0);
@@ -41,7 +41,7 @@ test("a thousand requests inside one frame give one render", () => {
 test("at most one render per frame while requests keep coming", () => {
   const timers = new FakeTimers();
   let renders = 0;
-  const scheduler = new RenderScheduler(() => renders++, 16, timers);
+  const scheduler = new RenderScheduler(() => renders++, { frameMs: 16, timers });
   // 2,000 tokens a second for one second: a request every half millisecond.
   for (let t = 0; t < 1000; t += 0.5) {
     scheduler.request();
@@ -54,7 +54,7 @@ test("at most one render per frame while requests keep coming", () => {
 test("a request after a quiet spell renders at once; flush draws what is waiting", () => {
   const timers = new FakeTimers();
   let renders = 0;
-  const scheduler = new RenderScheduler(() => renders++, 16, timers);
+  const scheduler = new RenderScheduler(() => renders++, { frameMs: 16, timers });
   timers.advance(100);
   scheduler.request();
   timers.advance(0);
@@ -74,7 +74,7 @@ test("a request after a quiet spell renders at once; flush draws what is waiting
 test("after expedite a request draws a quick frame at once, and the full frame still comes at the pace", () => {
   const timers = new FakeTimers();
   const frames: boolean[] = [];
-  const scheduler = new RenderScheduler((full) => frames.push(full), 100, timers);
+  const scheduler = new RenderScheduler((full) => frames.push(full), { frameMs: 100, timers });
   scheduler.request();
   timers.advance(0);
   expect(frames).toEqual([true]);
@@ -93,7 +93,7 @@ test("after expedite a request draws a quick frame at once, and the full frame s
 test("a quick frame is not drawn when the full one is due anyway; soon() draws a full frame at once", () => {
   const timers = new FakeTimers();
   const frames: boolean[] = [];
-  const scheduler = new RenderScheduler((full) => frames.push(full), 100, timers);
+  const scheduler = new RenderScheduler((full) => frames.push(full), { frameMs: 100, timers });
   timers.advance(500);
   scheduler.expedite();
   scheduler.request();
@@ -108,18 +108,18 @@ test("a quick frame is not drawn when the full one is due anyway; soon() draws a
   expect(frames).toEqual([true, true]);
 });
 
-test("drawNow() draws a full frame before returning, whatever the pace, and takes the waiting one's place", () => {
+test("drawNow() draws a full frame and writes it out before returning, whatever the pace, and takes the waiting one's place", () => {
   const timers = new FakeTimers();
-  const frames: boolean[] = [];
-  const scheduler = new RenderScheduler((full) => frames.push(full), 200, timers);
+  const frames: Array<boolean | "written"> = [];
+  const scheduler = new RenderScheduler((full) => frames.push(full), { frameMs: 200, timers, writeOut: () => frames.push("written") });
   scheduler.request();
   timers.advance(0);
   timers.advance(20);
   scheduler.request(); // due 180 ms from now
   scheduler.drawNow(); // the end of a reply
-  expect(frames).toEqual([true, true]);
+  expect(frames).toEqual([true, true, "written"]);
   timers.advance(400);
-  expect(frames).toEqual([true, true]);
+  expect(frames).toEqual([true, true, "written"]);
 });
 
 test("text scrolling by faster than anyone reads slows the pace; slower text keeps it", () => {

@@ -227,7 +227,7 @@ describe("run control", () => {
     await until("the run to end", () => !first.runs.active);
     first.runs.send("second");
     await until("the second run to end", () => first.seen.changedAtStop.length === 2 && !first.runs.active);
-    expect(first.seen.drawnAtOnce).toEqual(["model_reply", "model_reply"]);
+    expect(first.seen.drawnAtOnce).toEqual(["model_done", "model_reply", "model_done", "model_reply"]);
     first.runs.saved.flush();
 
     const again = control(session, { saved: openSaved(session, { continue: true }) });

@@ -251,8 +251,9 @@ export class RunControl {
     const warning = this.effects.show(event, () => (this.runId ? changedFiles(this.session.workspace.root, this.runId) : 0));
     if (warning !== undefined) this.effects.warn(warning);
     // A reply's last words are drawn at once, not at the pace of text pouring in: when the stream
-    // ends, before the reply is assembled and logged, and again with its figures (the rest of the
-    // turn goes on before a timer could fire); a replayed session draws once, at its end.
+    // ends, before the reply is assembled and logged, and again with its figures (the words too,
+    // when a server ended its stream without a finish reason; the rest of the turn goes on before
+    // a timer could fire); a replayed session draws once, at its end.
     this.effects.redraw(replayedAt === undefined && (event.kind === "model_done" || event.kind === "model_reply"));
   }
 

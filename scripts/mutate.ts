@@ -637,6 +637,18 @@ const CORE_MUTANTS: Mutant[] = [
     replace: "void screen;",
   },
   {
+    name: "the screen is made inside tmux with TMUX in the environment (blessed runs `tmux -V`)",
+    file: "src/tui/blessed.ts",
+    find: "  if (tmux === undefined) return make();\n  delete env.TMUX;\n",
+    replace: "  if (tmux === undefined) return make();\n",
+  },
+  {
+    name: "a screen made inside tmux forgets it is in tmux",
+    file: "src/tui/blessed.ts",
+    find: "  screen.program.tmux = true;\n",
+    replace: "",
+  },
+  {
     name: "drawNow() waits for the frame pace",
     file: "src/tui/render-scheduler.ts",
     find: "    if (this.pending !== null) this.timers.clear(this.pending);\n    this.run();\n    this.writeOut();\n  }",

@@ -293,14 +293,16 @@ function describe(error: unknown): string {
  * `forceUnicode: undefined` to let blessed decide from the locale.
  */
 export function createScreen(options: Widgets.IScreenOptions = {}): Widgets.Screen {
-  const screen = blessed.screen({
-    smartCSR: true,
-    fullUnicode: true,
-    forceUnicode: true,
-    autoPadding: true,
-    title: "glassbox",
-    ...options,
-  });
+  const screen = withoutTmuxVersionProbe(() =>
+    blessed.screen({
+      smartCSR: true,
+      fullUnicode: true,
+      forceUnicode: true,
+      autoPadding: true,
+      title: "glassbox",
+      ...options,
+    }),
+  );
 
   let restored = false;
   const restore = () => {
@@ -343,6 +345,30 @@ export function createScreen(options: Widgets.IScreenOptions = {}): Widgets.Scre
     restored = true;
     uninstall();
   });
+  return screen;
+}
+
+/**
+ * Inside tmux, blessed's Program runs `tmux -V` as a synchronous child process (about 10 ms of
+ * the first frame on a 2-core machine) only to choose how to turn on all-motion mouse tracking,
+ * which glassbox never does. The screen is made with TMUX out of the environment, then told it
+ * is in tmux (its escape passthrough needs that) and the version tmux itself puts in the
+ * environment (blessed's own fallback, 2, without it).
+ */
+function withoutTmuxVersionProbe(make: () => Widgets.Screen): Widgets.Screen {
+  const env = process.env;
+  const tmux = env.TMUX;
+  if (tmux === undefined) return make();
+  delete env.TMUX;
+  let screen: Widgets.Screen;
+  try {
+    screen = make();
+  } finally {
+    env.TMUX = tmux;
+  }
+  const version = env.TERM_PROGRAM === "tmux" ? Number.parseFloat(env.TERM_PROGRAM_VERSION ?? "") : NaN;
+  screen.program.tmux = true;
+  screen.program.tmuxVersion = Number.isNaN(version) ? 2 : version;
   return screen;
 }
 

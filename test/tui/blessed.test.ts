@@ -3,6 +3,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { PassThrough } from "node:stream";
+import { fakeTerminal } from "../helpers/fake-terminal.ts";
 import { dropIdleMoves, embeddedTerminfoPath, isLegacyTerminfo, rewriteShortRuns, rotateRows, terminalProblem, terminfoFor, writeNow, type Widgets } from "../../src/tui/blessed.ts";
 
 // The same module instances src/tui/blessed.ts patched (one module per resolved path).
@@ -178,5 +179,42 @@ describe("drawing economies", () => {
 
   test("a cursor move followed at once by another is dropped; every other one stays", () => {
     expect(dropIdleMoves("\x1b[2;1H\x1b[2;101Hsteps\x1b[3;1Hcalls\x1b[4;1H\x1b[5C")).toBe("\x1b[2;101Hsteps\x1b[3;1Hcalls\x1b[4;1H\x1b[5C");
+  });
+});
+
+describe("a screen made inside tmux", () => {
+  const saved = { PATH: process.env.PATH, TMUX: process.env.TMUX, TERM_PROGRAM: process.env.TERM_PROGRAM, TERM_PROGRAM_VERSION: process.env.TERM_PROGRAM_VERSION };
+  const bin = fs.mkdtempSync(path.join(os.tmpdir(), "glassbox-fake-tmux-"));
+  const ranMark = path.join(bin, "ran");
+  // A tmux that says which version it is and leaves a mark that it ran.
+  fs.writeFileSync(path.join(bin, "tmux"), `#!/bin/sh\necho ran >> '${ranMark}'\necho 'tmux 9.9'\n`, { mode: 0o755 });
+  const inTmux = (run: () => void) => {
+    fs.rmSync(ranMark, { force: true });
+    Object.assign(process.env, { PATH: `${bin}${path.delimiter}${saved.PATH}`, TMUX: "/tmp/tmux-1000/default,4242,0", TERM_PROGRAM: "tmux", TERM_PROGRAM_VERSION: "3.3a" });
+    try {
+      run();
+    } finally {
+      for (const [key, value] of Object.entries(saved)) value === undefined ? delete process.env[key] : (process.env[key] = value);
+    }
+  };
+  afterAll(() => fs.rmSync(bin, { recursive: true, force: true }));
+
+  test("blessed's own Program runs `tmux -V` (what the screen avoids)", () => {
+    const Program = require("blessed/lib/program");
+    inTmux(() => {
+      const program = new Program({ input: new PassThrough(), output: new PassThrough(), terminal: "xterm-256color", tput: false });
+      expect(program.tmuxVersion).toBe(9.9);
+      expect(fs.existsSync(ranMark)).toBe(true);
+    });
+  });
+
+  test("createScreen runs no `tmux -V`, and the screen still knows it is in tmux and which version", () => {
+    inTmux(() => {
+      const { screen } = fakeTerminal();
+      expect(fs.existsSync(ranMark)).toBe(false);
+      expect(screen.program.tmux).toBe(true); // its escape passthrough depends on it
+      expect(screen.program.tmuxVersion).toBe(3.3);
+      expect(process.env.TMUX).toBe("/tmp/tmux-1000/default,4242,0");
+    });
   });
 });

@@ -40,7 +40,8 @@ describe.skipIf(E2E_SKIPPED)("drawing only what changed", () => {
 
   test("a reply streamed past the pane's height, then scrolled up and down, leaves the screen a full redraw draws", async () => {
     const count = 1500;
-    const server = llamaCppServer(() => llamaCppTextScene(numberedText(count), 1));
+    // 3 ms a word: a stream of about five seconds, so a loaded machine's captures still catch it mid-way.
+    const server = llamaCppServer(() => llamaCppTextScene(numberedText(count), 3));
     const { workspace } = term.scripted("drawing", []);
     const pane = term.start("drawing", ["--workspace", workspace, "--model", `llamacpp:${server.url}`]);
     await pane.waitFor("Type a task", "the first frame");

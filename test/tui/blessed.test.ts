@@ -109,6 +109,7 @@ test("writeNow puts what blessed buffered on the terminal at once, where blessed
   expect(written).toEqual(["the frame"]);
   await new Promise((resolve) => setImmediate(resolve));
   expect(written).toEqual(["the frame"]); // written once
+  program.destroy();
 });
 
 test("unicode.charWidth('\\t') never loads the blessed package entry", () => {
@@ -205,6 +206,7 @@ describe("a screen made inside tmux", () => {
       const program = new Program({ input: new PassThrough(), output: new PassThrough(), terminal: "xterm-256color", tput: false });
       expect(program.tmuxVersion).toBe(9.9);
       expect(fs.existsSync(ranMark)).toBe(true);
+      program.destroy(); // out of blessed's list of live programs, which flushes each at exit
     });
   });
 

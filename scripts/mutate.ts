@@ -151,8 +151,8 @@ const CORE_MUTANTS: Mutant[] = [
   {
     name: "batch limit",
     file: "src/core/loop.ts",
-    find: "const oversized = reply.tool_calls.length > limits.max_calls_per_reply;",
-    replace: "const oversized = false;",
+    find: "const oversized = batch > limits.max_calls_per_reply",
+    replace: "const oversized = false",
   },
   {
     name: "context limit",

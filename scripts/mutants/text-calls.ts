@@ -142,21 +142,21 @@ export const MUTANTS: Mutant[] = [
   },
   {
     name: "empty replies: never stop the run",
-    file: "src/core/loop.ts",
-    find: "      if (emptyBefore) return yield stopEvent(",
-    replace: "      if (false) return yield stopEvent(",
+    file: "src/core/reply-faults.ts",
+    find: "stop: fault === \"cut_off_reply\" ? this.cutOffStop() : EMPTY_STOP }",
+    replace: "stop: fault === \"cut_off_reply\" ? this.cutOffStop() : undefined }",
   },
   {
     name: "empty replies: not named to the model",
     file: "src/core/loop.ts",
-    find: "      record.push({ role: \"user\", content: `[glassbox] ${EMPTY_REPLY}` });\n",
+    find: "      record.push({ role: \"user\", content: `[glassbox] ${fault.message}` });\n",
     replace: "",
   },
   {
     name: "empty replies: the count is not reset by a reply with content",
-    file: "src/core/loop.ts",
-    find: "    emptyBefore = false;\n",
-    replace: "",
+    file: "src/core/reply-faults.ts",
+    find: "    this.previous = fault;\n",
+    replace: "    if (fault) this.previous = fault;\n",
   },
   {
     name: "doctor: text calls reported as none",

@@ -11,18 +11,24 @@ const PROBE_TOOL: ToolDeclaration = {
 };
 const PROBE_QUESTION = "What time is it now? Call the current_time tool to find out.";
 
-/** What usually makes a server's model call tools through the protocol. */
-const NO_CALLS_FIX: Record<Exclude<ModelSpec["kind"], "scripted">, string> = {
+/** What makes a server's chat template render the tools it is offered. */
+const TEMPLATE_FIX: Record<Exclude<ModelSpec["kind"], "scripted">, string> = {
   llamacpp: "start llama-server with --jinja, so the model's own chat template renders the tools and its calls are parsed (or give it a template with tools: --chat-template-file)",
   ollama: "use a model whose template declares tools (`ollama show MODEL` lists `tools` under Capabilities), e.g. qwen2.5 or qwen3, or a Modelfile TEMPLATE that renders .Tools",
 };
 
+/** What helps when the template shows the tools and the model still answers in prose. */
+const PROSE_FIX =
+  "use a model trained for tool calls (an -Instruct or -Coder build of Qwen2.5, Qwen3, Llama 3.1 or later, Mistral), or one that writes its calls in a text form glassbox recovers (JSON, <tool_call>, <function=…>)";
+
 /**
  * doctor's tool-call probe: one request offering one harmless tool. `native` when the server
  * returns a protocol tool call, `text (FORM)` when the model writes the call in its text (glassbox
- * recovers it), `none` when it does neither.
+ * recovers it), `none` when it does neither. `templateTools` is what the server said of its chat
+ * template (llama.cpp's `chat_template_caps.supports_tools`, Ollama's `tools` capability; null
+ * when it did not say): it tells a template that cannot show the tools from a model that ignores them.
  */
-export async function toolCallProbe(model: ModelClient, kind: keyof typeof NO_CALLS_FIX, signal: AbortSignal): Promise<Finding> {
+export async function toolCallProbe(model: ModelClient, kind: keyof typeof TEMPLATE_FIX, templateTools: boolean | null, signal: AbortSignal): Promise<Finding> {
   let text = "";
   let native = false;
   try {
@@ -36,6 +42,9 @@ export async function toolCallProbe(model: ModelClient, kind: keyof typeof NO_CA
   if (native) return { ok: true, text: "tool calls: native" };
   const recovered = recoverTextCalls(text, [PROBE_TOOL]);
   if (recovered) return { ok: true, text: `tool calls: text (${recovered.form}): the model writes its calls in the reply's text; glassbox recovers them` };
-  const said = text.trim() ? `; it answered ${JSON.stringify(text.trim().slice(0, 60))}` : "";
-  return { ok: false, text: `tool calls: none (the model was offered one tool and did not call it${said})`, fix: NO_CALLS_FIX[kind] };
+  const quoted = text.trim() ? JSON.stringify(text.trim().slice(0, 60)) : "";
+  if (templateTools === false) return { ok: false, text: `tool calls: none (the chat template cannot render tools${quoted ? `; the model answered ${quoted}` : ""})`, fix: TEMPLATE_FIX[kind] };
+  if (templateTools === true) return { ok: false, text: `tool calls: none (the model was offered one tool and answered in prose${quoted ? `: ${quoted}` : ""})`, fix: PROSE_FIX };
+  const answered = quoted ? `; it answered ${quoted}` : "";
+  return { ok: false, text: `tool calls: none (the model was offered one tool and did not call it${answered})`, fix: `${TEMPLATE_FIX[kind]}; where the template has tools, ${PROSE_FIX}` };
 }

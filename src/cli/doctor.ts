@@ -61,63 +61,19 @@ async function probe(spec: ModelSpec, name: string, configured: ModelOptions): P
     const script = loadScript(spec.file);
     return [{ ok: true, text: `scripted model ${spec.file}: ${script.replies.length} replies, valid` }];
   }
-  const findings: Finding[] = [];
-  const ask = async (url: string, body?: unknown) => {
+  const ask: Ask = async (url: string, body?: unknown) => {
     try {
       return await fetchJson(url, body, signal);
     } catch (error) {
       return { status: 0, json: null, excerpt: (error as Error).message };
     }
   };
-  if (spec.kind === "llamacpp") {
-    const health = await ask(`${spec.baseUrl}/health`);
-    if (health.status === 0) return [{ ok: false, text: `server not reachable: ${health.excerpt}`, fix: START_SERVER.llamacpp }];
-    findings.push(
-      health.status === 200
-        ? { ok: true, text: `server up at ${spec.baseUrl} (health: ${health.json?.status ?? "ok"})` }
-        : { ok: false, text: `server at ${spec.baseUrl} is not ready (HTTP ${health.status}: ${health.excerpt})`, fix: "wait for the model to load, then run doctor again" },
-    );
-    const models = await ask(`${spec.baseUrl}/v1/models`);
-    const names = (models.json?.data ?? []).map((model: { id: string }) => model.id);
-    findings.push({ ok: names.length > 0, text: `models: ${names.join(", ") || "none listed"}`, fix: names.length ? undefined : "start llama-server with -m MODEL.gguf" });
-    const props = await ask(`${spec.baseUrl}/props`);
-    const nCtx = props.json?.default_generation_settings?.n_ctx;
-    findings.push(
-      typeof nCtx === "number"
-        ? { ok: true, text: `context size ${nCtx} tokens per slot` }
-        : { ok: false, text: "context size unknown (/props did not say)", fix: "use a newer llama-server" },
-    );
-    const tools = props.json?.chat_template_caps?.supports_tool_calls;
-    findings.push(
-      tools === false
-        ? { ok: false, text: "the chat template does not support tool calls", fix: "start llama-server with --jinja and a model whose template has tools" }
-        : { ok: true, text: `tool calls ${tools ? "supported by the chat template" : "not reported (assumed supported with --jinja)"}` },
-    );
-  } else {
-    const tags = await ask(`${spec.baseUrl}/api/tags`);
-    if (tags.status === 0) return [{ ok: false, text: `server not reachable: ${tags.excerpt}`, fix: START_SERVER.ollama }];
-    findings.push({ ok: tags.status === 200, text: `server up at ${spec.baseUrl}` });
-    const names: string[] = (tags.json?.models ?? []).map((model: { name: string }) => model.name);
-    const pulled = names.includes(spec.model) || names.includes(`${spec.model}:latest`);
-    findings.push(
-      pulled
-        ? { ok: true, text: `model ${spec.model} is pulled (of ${names.length}: ${names.join(", ")})` }
-        : { ok: false, text: `model ${spec.model} is not pulled (have: ${names.join(", ") || "none"})`, fix: `ollama pull ${spec.model}` },
-    );
-    if (!pulled) return findings;
-    const show = await ask(`${spec.baseUrl}/api/show`, { model: spec.model });
-    const trained = modelContextLength(show.json);
-    findings.push({ ok: true, text: `context: model trained for ${trained ?? "?"} tokens; glassbox asks for num_ctx ${options.num_ctx}` });
-    const capabilities: string[] | undefined = show.json?.capabilities;
-    findings.push(
-      capabilities && !capabilities.includes("tools")
-        ? { ok: false, text: `model ${spec.model} does not support tool calls (capabilities: ${capabilities.join(", ")})`, fix: "pick a model with tool support, e.g. qwen2.5" }
-        : { ok: true, text: `tool calls ${capabilities ? "supported" : "not reported"}` },
-    );
-  }
+  const server = spec.kind === "llamacpp" ? await llamaCppFindings(spec.baseUrl, ask) : await ollamaFindings(spec.baseUrl, spec.model, options, ask);
+  const findings = server.findings;
+  if (!server.reachable) return findings;
   findings.push(await roundTrip(spec, name, options, signal));
   const probeModel = createModel(spec, name, ModelOptionsSchema.parse({ ...configured, max_tokens: PROBE_TOKENS }));
-  findings.push(await toolCallProbe(probeModel, spec.kind, signal));
+  findings.push(await toolCallProbe(probeModel, spec.kind, server.templateTools, signal));
   return findings;
 }
 
@@ -135,4 +91,65 @@ async function roundTrip(spec: ModelSpec, name: string, options: ModelOptions, s
   }
   const ms = Math.round(performance.now() - started);
   return { ok: true, text: `round trip ${ms} ms: ${JSON.stringify(text.trim().slice(0, 40))}` };
+}
+
+type Ask = (url: string, body?: unknown) => Promise<{ status: number; json: any; excerpt: string }>;
+
+/** What a server says of itself; `reachable` false: nothing more to ask; `templateTools`: whether its chat template renders tools (null: it did not say). */
+interface ServerFindings {
+  findings: Finding[];
+  reachable: boolean;
+  templateTools: boolean | null;
+}
+
+async function llamaCppFindings(baseUrl: string, ask: Ask): Promise<ServerFindings> {
+  const health = await ask(`${baseUrl}/health`);
+  if (health.status === 0) return { findings: [{ ok: false, text: `server not reachable: ${health.excerpt}`, fix: START_SERVER.llamacpp }], reachable: false, templateTools: null };
+  const findings: Finding[] = [
+    health.status === 200
+      ? { ok: true, text: `server up at ${baseUrl} (health: ${health.json?.status ?? "ok"})` }
+      : { ok: false, text: `server at ${baseUrl} is not ready (HTTP ${health.status}: ${health.excerpt})`, fix: "wait for the model to load, then run doctor again" },
+  ];
+  const models = await ask(`${baseUrl}/v1/models`);
+  const names = (models.json?.data ?? []).map((model: { id: string }) => model.id);
+  findings.push({ ok: names.length > 0, text: `models: ${names.join(", ") || "none listed"}`, fix: names.length ? undefined : "start llama-server with -m MODEL.gguf" });
+  const props = await ask(`${baseUrl}/props`);
+  const nCtx = props.json?.default_generation_settings?.n_ctx;
+  findings.push(
+    typeof nCtx === "number"
+      ? { ok: true, text: `context size ${nCtx} tokens per slot` }
+      : { ok: false, text: "context size unknown (/props did not say)", fix: "use a newer llama-server" },
+  );
+  const caps = props.json?.chat_template_caps;
+  const templateTools = typeof caps?.supports_tools === "boolean" ? caps.supports_tools : typeof caps?.supports_tool_calls === "boolean" ? caps.supports_tool_calls : null;
+  findings.push(
+    templateTools === false
+      ? { ok: false, text: "the chat template does not support tool calls", fix: "start llama-server with --jinja and a model whose template has tools" }
+      : { ok: true, text: `tool calls ${templateTools ? "supported by the chat template" : "not reported (assumed supported with --jinja)"}` },
+  );
+  return { findings, reachable: true, templateTools };
+}
+
+async function ollamaFindings(baseUrl: string, model: string, options: ModelOptions, ask: Ask): Promise<ServerFindings> {
+  const tags = await ask(`${baseUrl}/api/tags`);
+  if (tags.status === 0) return { findings: [{ ok: false, text: `server not reachable: ${tags.excerpt}`, fix: START_SERVER.ollama }], reachable: false, templateTools: null };
+  const findings: Finding[] = [{ ok: tags.status === 200, text: `server up at ${baseUrl}` }];
+  const names: string[] = (tags.json?.models ?? []).map((entry: { name: string }) => entry.name);
+  const pulled = names.includes(model) || names.includes(`${model}:latest`);
+  findings.push(
+    pulled
+      ? { ok: true, text: `model ${model} is pulled (of ${names.length}: ${names.join(", ")})` }
+      : { ok: false, text: `model ${model} is not pulled (have: ${names.join(", ") || "none"})`, fix: `ollama pull ${model}` },
+  );
+  if (!pulled) return { findings, reachable: false, templateTools: null };
+  const show = await ask(`${baseUrl}/api/show`, { model });
+  const trained = modelContextLength(show.json);
+  findings.push({ ok: true, text: `context: model trained for ${trained ?? "?"} tokens; glassbox asks for num_ctx ${options.num_ctx}` });
+  const capabilities: string[] | undefined = show.json?.capabilities;
+  findings.push(
+    capabilities && !capabilities.includes("tools")
+      ? { ok: false, text: `model ${model} does not support tool calls (capabilities: ${capabilities.join(", ")})`, fix: "pick a model with tool support, e.g. qwen2.5" }
+      : { ok: true, text: `tool calls ${capabilities ? "supported" : "not reported"}` },
+  );
+  return { findings, reachable: true, templateTools: capabilities ? capabilities.includes("tools") : null };
 }

@@ -14,6 +14,7 @@ export const STOP_STATUSES = [
   "token_limit",
   "model_error",
   "interrupted",
+  "truncated",
 ] as const;
 export type StopStatus = (typeof STOP_STATUSES)[number];
 

@@ -9,6 +9,7 @@ import { DEFAULT_BUDGET_WARNING, DEFAULT_CONTEXT_POLICY, DEFAULT_STALL_RULES, ty
 import { Supervisor, type Said } from "./supervisor.ts";
 import type { GateDecision } from "./gate.ts";
 import { ReplyBuilder, type AssembledReply } from "./reply.ts";
+import { ReplyFaults, cutOffCall, replayableCalls } from "./reply-faults.ts";
 import type { Checkpoint, Verdict } from "./checkpoint.ts";
 import { ModelError, type ModelClient, type ToolDeclaration } from "../model/types.ts";
 import { FINISH } from "../tools/finish.ts";
@@ -55,9 +56,6 @@ interface Stop {
 
 /** A call's answer, and what it means for the run: a stop, or the gate's decision on a finish. */
 type CallOutcome = Verdict & { stop?: Stop; gate?: GateDecision };
-
-/** What the model is told after a reply with neither text nor a tool call. */
-const EMPTY_REPLY = "your reply was empty: call a tool or answer.";
 
 const USER_STOP: Stop = { status: "interrupted", reason: "the user stopped the run" };
 
@@ -107,7 +105,8 @@ export async function* runAgent(input: RunInput): AsyncGenerator<AgentEvent> {
   let promptTokens = 0;
   let genTokens = 0;
   let lastText = "";
-  let emptyBefore = false;
+  const replyTokenCap = input.replyTokenCap ?? 0;
+  const faults = new ReplyFaults(replyTokenCap);
 
   yield {
     kind: "run_start",
@@ -170,7 +169,7 @@ export async function* runAgent(input: RunInput): AsyncGenerator<AgentEvent> {
       role: "assistant",
       content: reply.content,
       ...(reply.thinking ? { thinking: reply.thinking } : {}),
-      ...(reply.tool_calls.length ? { tool_calls: reply.tool_calls } : {}),
+      ...(reply.tool_calls.length ? { tool_calls: replayableCalls(reply.tool_calls) } : {}),
     });
     yield {
       kind: "model_reply",
@@ -190,27 +189,28 @@ export async function* runAgent(input: RunInput): AsyncGenerator<AgentEvent> {
       yield { kind: "truncation_suspected", step: steps, estimated_prompt_tokens: estimated, reported_prompt_tokens: reply.prompt_tokens };
     }
 
-    if (reply.tool_calls.length === 0 && !reply.content.trim()) {
-      // An empty reply is said to the model once; a second in a row ends the run.
-      if (emptyBefore) return yield stopEvent({ status: "model_error", reason: "the model's replies were empty twice in a row (no text, no tool call)" });
-      emptyBefore = true;
-      yield { kind: "stall", rule: "empty_reply", message: EMPTY_REPLY };
-      record.push({ role: "user", content: `[glassbox] ${EMPTY_REPLY}` });
+    const fault = faults.judge(reply);
+    if (fault?.stop) return yield stopEvent(fault.stop);
+    if (fault) {
+      yield { kind: "stall", rule: fault.rule, message: fault.message };
+      record.push({ role: "user", content: `[glassbox] ${fault.message}` });
       continue;
     }
-    emptyBefore = false;
     if (reply.tool_calls.length === 0) {
       return yield stopEvent({ status: "completed", reason: "the model answered without calling a tool", answer: reply.content });
     }
 
     let stop: Stop | null = null;
     const notes: string[] = [];
-    const oversized = reply.tool_calls.length > limits.max_calls_per_reply;
+    const batch = reply.tool_calls.length;
+    const oversized = batch > limits.max_calls_per_reply
+      ? `this reply asked for ${batch} tool calls and at most ${limits.max_calls_per_reply} are allowed per reply; ask for fewer at a time.`
+      : null;
     for (const call of reply.tool_calls) {
       const key = call.name + "\u0000" + canonicalJson(decodeArguments(call.arguments));
       const verdict: CallOutcome = stop
         ? afterStop(stop)
-        : await handleCall(call, key, oversized, reply.tool_calls.length);
+        : await handleCall(call, key, oversized ?? cutOffCall(call, reply, replyTokenCap));
       if (verdict.gate) yield { kind: "gate", ...verdict.gate };
       if (verdict.decision === "stopped" && !stop) stop = verdict.stop!;
       if (verdict.finished && !stop) stop = { status: "completed", reason: "the model called finish", answer: verdict.finished.summary };
@@ -291,17 +291,15 @@ export async function* runAgent(input: RunInput): AsyncGenerator<AgentEvent> {
     return { status: "model_error", reason: error instanceof Error ? error.message : String(error) };
   }
 
-  async function handleCall(call: ToolCallRequest, key: string, oversized: boolean, batch: number): Promise<CallOutcome> {
+  /** `refusal`: why the call is refused before the checkpoint sees it (too many in the reply, cut off at the cap). */
+  async function handleCall(call: ToolCallRequest, key: string, refusal: string | null): Promise<CallOutcome> {
     if (calls >= limits.max_tool_calls) {
       return stopped({ status: "call_limit", reason: `${calls} tool calls made, the most allowed (max_tool_calls)` });
     }
     if (pastDeadline()) return stopped(deadlineStop());
     if (input.signal?.aborted) return stopped(USER_STOP);
     calls++;
-    if (oversized) {
-      const reason = `this reply asked for ${batch} tool calls and at most ${limits.max_calls_per_reply} are allowed per reply; ask for fewer at a time.`;
-      return { decision: "refused", reason, content: `Refused: ${reason}` };
-    }
+    if (refusal) return { decision: "refused", reason: refusal, content: `Refused: ${refusal}` };
     const seen = (repeats.get(key) ?? 0) + 1;
     repeats.set(key, seen);
     if (seen > limits.max_repeat) {

@@ -67,19 +67,45 @@ describe("the tool-call probe", () => {
     expect(lines.join("\n")).toContain("tool calls: text (function_xml)");
   });
 
-  test("llama.cpp answering in plain text: `tool calls: none`, exit 1, and the fix names --jinja", async () => {
+  test("llama.cpp whose template renders tools, answering in prose: the model is blamed, not --jinja", async () => {
+    // The capture's /props says chat_template_caps.supports_tools: true.
     const server = llamaCppServer(() => llamaCppTextScene("It is noon."));
     const { code, lines } = await runDoctor(["--model", `llamacpp:${server.url}`]);
     expect(code).toBe(1);
     const text = lines.join("\n");
-    expect(text).toContain('FAIL  tool calls: none (the model was offered one tool and did not call it; it answered "It is noon.")');
-    expect(text).toContain("fix: start llama-server with --jinja");
+    expect(text).toContain('FAIL  tool calls: none (the model was offered one tool and answered in prose: "It is noon.")');
+    expect(text).toContain("fix: use a model trained for tool calls");
+    expect(text).not.toContain("--jinja");
   });
 
-  test("Ollama answering in plain text: the fix names a model whose template has tools", async () => {
+  test("llama.cpp whose template cannot render tools: the fix names --jinja and --chat-template-file", async () => {
+    const server = llamaCppServer(
+      () => llamaCppTextScene("It is noon."),
+      (props) => ({ ...props, chat_template_caps: { ...props.chat_template_caps, supports_tools: false, supports_tool_calls: false } }),
+    );
+    const { code, lines } = await runDoctor(["--model", `llamacpp:${server.url}`]);
+    expect(code).toBe(1);
+    const text = lines.join("\n");
+    expect(text).toContain('FAIL  tool calls: none (the chat template cannot render tools; the model answered "It is noon.")');
+    expect(text).toMatch(/tool calls: none[^\n]*\n\s+fix: start llama-server with --jinja[^\n]*--chat-template-file/);
+  });
+
+  test("llama.cpp that does not say what its template can do: both fixes", async () => {
+    const server = llamaCppServer(
+      () => llamaCppTextScene("It is noon."),
+      ({ chat_template_caps: _dropped, ...props }) => props,
+    );
+    const { code, lines } = await runDoctor(["--model", `llamacpp:${server.url}`]);
+    expect(code).toBe(1);
+    const text = lines.join("\n");
+    expect(text).toContain('FAIL  tool calls: none (the model was offered one tool and did not call it; it answered "It is noon.")');
+    expect(text).toMatch(/fix: start llama-server with --jinja.*; where the template has tools, use a model trained for tool calls/);
+  });
+
+  test("Ollama answering in plain text although its model lists the tools capability: the fix names a model trained for tool calls", async () => {
     const server = ollamaServer(() => ollamaExample("01-text-stream"));
     const { code, lines } = await runDoctor(["--model", "ollama:qwen2.5:1.5b", "--base-url", server.url]);
     expect(code).toBe(1);
-    expect(lines.join("\n")).toMatch(/FAIL  tool calls: none[^\n]*\n\s+fix: use a model whose template declares tools/);
+    expect(lines.join("\n")).toMatch(/FAIL  tool calls: none \(the model was offered one tool and answered in prose[^\n]*\n\s+fix: use a model trained for tool calls/);
   });
 });

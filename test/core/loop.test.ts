@@ -36,14 +36,14 @@ describe("a plain run", () => {
   test("the stream's end is said after its last delta and before the assembled reply, once per reply", async () => {
     const ws = makeWorkspace();
     const written = 'Reading it.\n<tool_call>{"name": "read_file", "arguments": {"path": "README.md"}}</tool_call>';
-    const run = await runScripted([{ content: written }, { content: "Done.", finish_reason: "length" }], { workspace: ws.root, textCalls: true });
+    const run = await runScripted([{ content: written }, { content: "Done.", finish_reason: "stop" }], { workspace: ws.root, textCalls: true });
     expectWellFormedRun(run);
     const kinds = run.events.map((event) => event.kind).filter((kind) => kind.startsWith("model_") || kind === "tool_call");
     expect(kinds).toEqual(["model_request", "model_delta", "model_done", "model_reply", "tool_call", "model_request", "model_delta", "model_done", "model_reply"]);
     const done = run.events.filter((event): event is EventOf<"model_done"> => event.kind === "model_done");
     expect(done).toEqual([
       { kind: "model_done", step: 1, finish_reason: "stop" },
-      { kind: "model_done", step: 2, finish_reason: "length" },
+      { kind: "model_done", step: 2, finish_reason: "stop" },
     ]);
     expect(run.calls[0]).toMatchObject({ tool: "read_file", from_text: true });
   });
@@ -596,5 +596,64 @@ describe("empty replies", () => {
     const run = await runScripted([{ content: "" }, call("current_time"), { content: "" }, { content: "done" }], { workspace: ws.root });
     expect(run.stop).toMatchObject({ status: "completed", answer: "done" });
     expect(run.events.filter((event) => event.kind === "stall" && event.rule === "empty_reply")).toHaveLength(2);
+  });
+});
+
+describe("replies cut off at the reply cap (finish_reason length)", () => {
+  const cutCall = (args: unknown): ScriptedReply => ({ content: "", tool_calls: [{ id: "cut", name: "write_file", arguments: args }], finish_reason: "length" });
+
+  test("a call cut off in its arguments is refused naming the cap, and goes back to the server with arguments that parse", async () => {
+    const ws = makeWorkspace();
+    // What llama-server streamed for a call the cap cut after its first piece of arguments.
+    const run = await runScripted([cutCall("{"), { content: "I will write less." }], { workspace: ws.root, replyTokenCap: 64 });
+    expectWellFormedRun(run);
+    expect(run.calls[0]).toMatchObject({ id: "cut", decision: "refused", arguments: "{" });
+    expect(run.calls[0]!.reason).toContain("cut off at the reply cap (max_tokens 64)");
+    const sent = run.model.requests[1]!.messages.find((message) => message.role === "assistant")!;
+    expect(sent.role === "assistant" && sent.tool_calls?.[0]?.arguments).toBe("{}");
+    expect(run.stop).toMatchObject({ status: "completed", answer: "I will write less." });
+  });
+
+  test("arguments that are not JSON go back as {} even when the reply was not cut off; the refusal is the usual one", async () => {
+    const ws = makeWorkspace();
+    const run = await runScripted([call("read_file", "path: README.md", "bad"), { content: "ok" }], { workspace: ws.root });
+    expect(run.calls[0]!.reason).toContain("not valid JSON");
+    expect(run.calls[0]!.reason).not.toContain("cut off");
+    const sent = run.model.requests[1]!.messages.find((message) => message.role === "assistant")!;
+    expect(sent.role === "assistant" && sent.tool_calls?.[0]?.arguments).toBe("{}");
+  });
+
+  test("a whole call in a reply that ended at the cap runs as usual", async () => {
+    const ws = makeWorkspace();
+    const run = await runScripted([{ ...call("read_file", { path: "README.md" }), finish_reason: "length" }, { content: "ok" }], { workspace: ws.root });
+    expect(run.calls[0]).toMatchObject({ decision: "allowed" });
+  });
+
+  test("a reply cut off with no call is not an answer: the model is told once, and the run goes on", async () => {
+    const ws = makeWorkspace();
+    const run = await runScripted([{ content: "The bug is in", finish_reason: "length" }, { content: "The bug is in parseVersion." }], { workspace: ws.root, replyTokenCap: 32 });
+    expectWellFormedRun(run);
+    expect(run.stop).toMatchObject({ status: "completed", answer: "The bug is in parseVersion.", steps: 2 });
+    expect(run.events.find((event) => event.kind === "stall")).toMatchObject({ rule: "cut_off_reply" });
+    const told = run.model.requests[1]!.messages.at(-1)!;
+    expect(told).toMatchObject({ role: "user" });
+    expect(told.content).toContain("cut off at the reply cap (max_tokens 32)");
+  });
+
+  test("a second cut-off reply in a row stops the run as truncated", async () => {
+    const ws = makeWorkspace();
+    const cut = { content: "Let me explain at length", finish_reason: "length" };
+    const run = await runScripted([cut, cut, { content: "never asked" }], { workspace: ws.root });
+    expectWellFormedRun(run);
+    expect(run.stop).toMatchObject({ status: "truncated", steps: 2 });
+    expect(run.stop.reason).toContain("cut off at the reply cap");
+  });
+
+  test("cut-off replies with a call between them are each named once", async () => {
+    const ws = makeWorkspace();
+    const cut = { content: "Let me explain at length", finish_reason: "length" };
+    const run = await runScripted([cut, call("current_time"), cut, { content: "done" }], { workspace: ws.root });
+    expect(run.stop).toMatchObject({ status: "completed", answer: "done" });
+    expect(run.events.filter((event) => event.kind === "stall" && event.rule === "cut_off_reply")).toHaveLength(2);
   });
 });

@@ -216,11 +216,12 @@ export function llamaCppTextScene(text: string, pauseMs = 0): Scene {
   };
 }
 
-/** The llama.cpp info endpoints from the captures; chat requests go to `chat`. */
-export function llamaCppServer(chat: (n: number, request: SeenRequest) => Scene): FakeServer {
+/** The llama.cpp info endpoints from the captures (`props` may change /props); chat requests go to `chat`. */
+export function llamaCppServer(chat: (n: number, request: SeenRequest) => Scene, props: (captured: any) => unknown = (captured) => captured): FakeServer {
   let n = 0;
+  const propsText = JSON.stringify(props(JSON.parse(readFixture("llamacpp-wire/00-props.json"))));
   return startFakeServer((request) => {
-    if (request.path === "/props") return { status: 200, headers: { "Content-Type": "application/json" }, pieces: [readFixture("llamacpp-wire/00-props.json")] };
+    if (request.path === "/props") return { status: 200, headers: { "Content-Type": "application/json" }, pieces: [propsText] };
     if (request.path === "/health") return { status: 200, headers: { "Content-Type": "application/json" }, pieces: [readFixture("llamacpp-wire/00-health.json")] };
     if (request.path === "/v1/models") return { status: 200, headers: { "Content-Type": "application/json" }, pieces: [readFixture("llamacpp-wire/00-models.json")] };
     return chat(n++, request);

@@ -84,6 +84,8 @@ export interface RunOptions {
   /** An earlier conversation the run continues (a saved session's record). */
   record?: Message[];
   summarizeFirst?: boolean;
+  /** model_options.max_tokens: the reply cap a cut-off reply is named by. */
+  replyTokenCap?: number;
 }
 
 /** Runs the real loop and checkpoint against a scripted model: no server, no person. */
@@ -120,6 +122,7 @@ export async function runScripted(replies: ScriptedReply[], options: RunOptions,
     contextWindow: options.contextWindow,
     record: options.record,
     summarizeFirst: options.summarizeFirst,
+    replyTokenCap: options.replyTokenCap,
   })) {
     events.push(event);
   }

@@ -1,0 +1,41 @@
+import type { Mutant } from "../mutate.ts";
+
+/** What a real llama-server showed (issue 37): cut-off replies, the prompt's size, doctor's advice. */
+export const MUTANTS: Mutant[] = [
+  {
+    name: "a cut-off call goes back to the server as the fragment it was",
+    file: "src/core/loop.ts",
+    find: "tool_calls: replayableCalls(reply.tool_calls)",
+    replace: "tool_calls: reply.tool_calls",
+  },
+  {
+    name: "a call cut off at the cap is refused without saying so",
+    file: "src/core/loop.ts",
+    find: "oversized ?? cutOffCall(call, reply, replyTokenCap)",
+    replace: "oversized",
+  },
+  {
+    name: "a reply cut off with no call counts as an answer",
+    file: "src/core/reply-faults.ts",
+    find: "    if (cutOffAtCap(reply)) return \"cut_off_reply\";\n",
+    replace: "",
+  },
+  {
+    name: "cut-off replies in a row never stop the run",
+    file: "src/core/reply-faults.ts",
+    find: "const again = fault !== null && fault === this.previous;",
+    replace: "const again = fault === \"empty_reply\" && fault === this.previous;",
+  },
+  {
+    name: "doctor blames --jinja when the template renders tools",
+    file: "src/cli/doctor-tool-calls.ts",
+    find: "  if (templateTools === true) return",
+    replace: "  if (templateTools === \"never\" as unknown) return",
+  },
+  {
+    name: "doctor blames the model when the template cannot render tools",
+    file: "src/cli/doctor-tool-calls.ts",
+    find: "  if (templateTools === false) return",
+    replace: "  if (templateTools === \"never\" as unknown) return",
+  },
+];

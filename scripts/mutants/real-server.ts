@@ -38,4 +38,22 @@ export const MUTANTS: Mutant[] = [
     find: "  if (templateTools === false) return",
     replace: "  if (templateTools === \"never\" as unknown) return",
   },
+  {
+    name: "the server's count of the prompt is not asked",
+    file: "src/core/context.ts",
+    find: "const counted = (await this.options.countTokens?.(messages, tools, signal)) ?? null;",
+    replace: "const counted = null as number | null;",
+  },
+  {
+    name: "the estimate is not calibrated by the server's count",
+    file: "src/core/context.ts",
+    find: "    if (counted && chars) this.tokensPerChar = counted / chars;\n",
+    replace: "",
+  },
+  {
+    name: "llama.cpp's prompt count is never asked",
+    file: "src/model/llamacpp.ts",
+    find: "    if (!this.canCount) return null;",
+    replace: "    return null;",
+  },
 ];

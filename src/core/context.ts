@@ -143,6 +143,8 @@ export interface ContextOptions {
   summarizeFirst?: boolean;
   /** Asks the server its window, once (absent: it cannot tell). */
   contextSize?: (signal: AbortSignal) => Promise<number | null>;
+  /** Asks the server how many tokens a prompt is (absent, or null: it cannot tell, and the estimate serves). */
+  countTokens?: (messages: Message[], tools: ToolDeclaration[], signal: AbortSignal) => Promise<number | null>;
   summarize: Summarizer;
 }
 
@@ -175,22 +177,32 @@ export class ContextManager {
       if (this.window) yield { kind: "model_info", context_size: this.window };
     }
     const toolsChars = tools.length ? JSON.stringify(tools).length : 0;
-    let messages = this.view();
+    const view = this.view();
+    let counted = await this.count(view, tools, toolsChars, signal);
+    let messages = view;
     const asked = this.summarizeNow;
     this.summarizeNow = false;
     if (policy && (asked || this.pressure(messages, toolsChars) >= this.threshold(policy))) messages = yield* this.compact(messages, tools, toolsChars, signal, policy, state, asked);
+    if (messages !== view) counted = await this.count(messages, tools, toolsChars, signal);
     const chars = transcriptChars(messages);
     const { maxTranscriptChars, replyTokenCap } = this.options;
     if (chars > maxTranscriptChars) throw new ModelError(`the transcript holds ${chars} characters, over max_transcript_chars ${maxTranscriptChars}`, "context_limit");
+    const tokens = counted ?? this.tokens(chars + toolsChars);
     // A server that gets more than its window cuts the front off silently: better not to send it.
-    if (!this.fits(chars + toolsChars)) {
-      throw new ModelError(
-        `the prompt (about ${this.tokens(chars + toolsChars)} tokens) and the reply cap (${replyTokenCap}) do not fit the server's context window of ${this.window} tokens`,
-        "context_limit",
-      );
+    if (this.window && tokens + replyTokenCap > this.window) {
+      const size = counted === null ? `about ${tokens} tokens, estimated` : `${tokens} tokens, counted by the server`;
+      throw new ModelError(`the prompt (${size}) and the reply cap (${replyTokenCap}) do not fit the server's context window of ${this.window} tokens`, "context_limit");
     }
     this.sentChars = chars + toolsChars;
-    return { messages, chars, estimatedTokens: estimateTokens(chars + toolsChars) };
+    return { messages, chars, estimatedTokens: tokens };
+  }
+
+  /** The server's count of a prompt, which also calibrates the estimate; null when it cannot tell. */
+  private async count(messages: Message[], tools: ToolDeclaration[], toolsChars: number, signal: AbortSignal): Promise<number | null> {
+    const counted = (await this.options.countTokens?.(messages, tools, signal)) ?? null;
+    const chars = transcriptChars(messages) + toolsChars;
+    if (counted && chars) this.tokensPerChar = counted / chars;
+    return counted;
   }
 
   /** Tokens for so many characters, at the rate the server's counts showed (four characters a token until then). */

@@ -90,6 +90,7 @@ export async function* runAgent(input: RunInput): AsyncGenerator<AgentEvent> {
     replyTokenCap: input.replyTokenCap ?? 0,
     fallbackWindow: input.contextWindow ?? null,
     contextSize: input.model.contextSize?.bind(input.model),
+    countTokens: input.model.countPromptTokens?.bind(input.model),
     summarizeFirst: input.summarizeFirst,
     summarize,
   });

@@ -1,6 +1,6 @@
 import { renameSync, writeFileSync } from "node:fs";
 import { ReplyBuilder } from "../core/reply.ts";
-import type { ModelClient, ModelDelta, ModelRequest } from "./types.ts";
+import { serverQuestionsOf, type ModelClient, type ModelDelta, type ModelRequest } from "./types.ts";
 import type { ScriptedReply } from "./scripted.ts";
 
 /**
@@ -9,11 +9,14 @@ import type { ScriptedReply } from "./scripted.ts";
  */
 export class RecordingModel implements ModelClient {
   private readonly replies: ScriptedReply[] = [];
+  readonly contextSize?: ModelClient["contextSize"];
+  readonly countPromptTokens?: ModelClient["countPromptTokens"];
 
   constructor(
     private readonly inner: ModelClient,
     private readonly file: string,
   ) {
+    Object.assign(this, serverQuestionsOf(inner));
     this.save();
   }
 

@@ -1,6 +1,6 @@
 import { TextPieces } from "../core/text-pieces.ts";
 import { recoverTextCalls } from "./text-calls/index.ts";
-import type { ModelClient, ModelDelta, ModelRequest } from "./types.ts";
+import { serverQuestionsOf, type ModelClient, type ModelDelta, type ModelRequest } from "./types.ts";
 
 /**
  * Wraps any model so tool calls written in its reply's text reach the loop as calls: every
@@ -10,9 +10,10 @@ import type { ModelClient, ModelDelta, ModelRequest } from "./types.ts";
  */
 export class TextCallModel implements ModelClient {
   readonly contextSize?: ModelClient["contextSize"];
+  readonly countPromptTokens?: ModelClient["countPromptTokens"];
 
   constructor(private readonly inner: ModelClient) {
-    if (inner.contextSize) this.contextSize = (signal) => inner.contextSize!(signal);
+    Object.assign(this, serverQuestionsOf(inner));
   }
 
   get name(): string {

@@ -70,6 +70,19 @@ export interface ModelClient {
   reply(request: ModelRequest): AsyncIterable<ModelDelta>;
   /** The server's real context window in tokens, when it can tell. */
   contextSize?(signal: AbortSignal): Promise<number | null>;
+  /** The prompt's size in tokens as the server counts it (its own template and tokenizer); null when it cannot tell. */
+  countPromptTokens?(messages: Message[], tools: ToolDeclaration[], signal: AbortSignal): Promise<number | null>;
+}
+
+/**
+ * What a wrapper (text-call recovery, recording) answers of the server's own questions: the same as
+ * the model it wraps, so wrapping never hides the window or the prompt's count.
+ */
+export function serverQuestionsOf(inner: ModelClient): Pick<ModelClient, "contextSize" | "countPromptTokens"> {
+  return {
+    ...(inner.contextSize ? { contextSize: (signal: AbortSignal) => inner.contextSize!(signal) } : {}),
+    ...(inner.countPromptTokens ? { countPromptTokens: (messages: Message[], tools: ToolDeclaration[], signal: AbortSignal) => inner.countPromptTokens!(messages, tools, signal) } : {}),
+  };
 }
 
 /** A failure on the model side: it ends the run with a status, never a crash. */

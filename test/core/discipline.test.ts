@@ -59,7 +59,7 @@ describe("elision in batches", () => {
 
 describe("the window", () => {
   /** A manager over a record holding only the task, with the server's window told as `window`. */
-  const manager = (task: string, window: number, replyTokenCap: number) =>
+  const manager = (task: string, window: number, replyTokenCap: number, countTokens?: (messages: Message[]) => Promise<number | null>) =>
     new ContextManager({
       systemPrompt: "",
       record: [{ role: "user", content: task }],
@@ -70,14 +70,16 @@ describe("the window", () => {
       replyTokenCap,
       fallbackWindow: null,
       contextSize: async () => window,
+      countTokens,
       summarize: async () => "",
     });
-  async function next(context: ContextManager): Promise<{ events: AgentEvent[]; error: unknown }> {
+  async function next(context: ContextManager): Promise<{ events: AgentEvent[]; error: unknown; estimatedTokens?: number }> {
     const events: AgentEvent[] = [];
     try {
       const generator = context.next([], new AbortController().signal);
-      for (let step = await generator.next(); !step.done; step = await generator.next()) events.push(step.value);
-      return { events, error: null };
+      let step = await generator.next();
+      for (; !step.done; step = await generator.next()) events.push(step.value);
+      return { events, error: null, estimatedTokens: step.value.estimatedTokens };
     } catch (error) {
       return { events, error };
     }
@@ -91,6 +93,25 @@ describe("the window", () => {
     expect((over.error as ModelError).status).toBe("context_limit");
     expect((over.error as ModelError).message).toContain("context window of 4096 tokens");
     expect((await next(manager("x".repeat(14_000), 4096, 512))).error).toBeNull();
+  });
+
+  test("where the server counts the prompt, its count decides and is reported; the estimate would have let it through", async () => {
+    // 12,000 characters: 3,000 tokens estimated, which fits 4,096 with 1,024; the server counts 3,700.
+    const counted = await next(manager("x".repeat(12_000), 4096, 1024, async () => 3700));
+    expect((counted.error as ModelError).status).toBe("context_limit");
+    expect((counted.error as ModelError).message).toContain("3700 tokens, counted by the server");
+    expect((await next(manager("x".repeat(12_000), 4096, 256, async () => 3700))).estimatedTokens).toBe(3700);
+    const estimated = await next(manager("x".repeat(12_000), 4096, 1024));
+    expect(estimated.error).toBeNull();
+    expect(estimated.estimatedTokens).toBe(3000);
+  });
+
+  test("a server that cannot count leaves the estimate, calibrated by the last count it gave", async () => {
+    const counts = [3000, null];
+    const context = manager("x".repeat(6_000), 100_000, 0, async () => counts.shift() ?? null);
+    expect((await next(context)).estimatedTokens).toBe(3000);
+    // Two tokens a character now (3,000 of 6,000 characters, not the four characters a token assumed).
+    expect((await next(context)).estimatedTokens).toBe(3000);
   });
 });
 

@@ -44,6 +44,13 @@ if (process.env.NODE_ENV === "test") {
  * real servers do and a framework would smooth over: trickle a chunked body, stall, or drop the
  * connection in the middle of a chunk.
  */
+/**
+ * A fake answers llama-server's prompt-counting endpoints as an older server does (404), so the
+ * adapter falls back to its estimate; counting is tested against the real server (test/helpers/llama.ts).
+ */
+const COUNTING_PATHS = new Set(["/apply-template", "/tokenize"]);
+const NOT_FOUND: Scene = { status: 404, headers: { "Content-Type": "text/plain" }, pieces: ["File Not Found"] };
+
 export function startFakeServer(route: (request: SeenRequest) => Scene): FakeServer {
   const requests: SeenRequest[] = [];
   const buffers = new Map<unknown, Buffer>();
@@ -73,7 +80,7 @@ export function startFakeServer(route: (request: SeenRequest) => Scene): FakeSer
         const seen = { method, path: target.split("?")[0]!, body, raw };
         requests.push(seen);
         maxInFlight = Math.max(maxInFlight, ++inFlight);
-        void play(socket, route(seen)).finally(() => inFlight--);
+        void play(socket, COUNTING_PATHS.has(seen.path) ? NOT_FOUND : route(seen)).finally(() => inFlight--);
       },
       error() {},
     },

@@ -7,11 +7,12 @@
  *   unstable's packages unpacked into a cache folder outside the repo and run through their own
  *   loader.
  * - writeTestModel / testModel: a 2-layer qwen2 GGUF with Qwen2.5's tokenizer and chat template,
- *   deterministic from a seed. "prose" answers in text; "tools" answers every turn with one tool call.
+ *   deterministic from a seed. "prose" answers in text; "tools" answers every turn with one tool call;
+ *   "calls" writes calls one after another (several in a reply where parallel_tool_calls allows).
  * - startLlamaServer: a free port on 127.0.0.1, ready when /health says ok, stopped by stop(), by
  *   a normal exit, or by a watchdog when the parent dies any other way.
  *
- *   bun scripts/llama-server.ts [prose|tools] [--ctx N] [--slots N]
+ *   bun scripts/llama-server.ts [prose|tools|calls] [--ctx N] [--slots N]
  */
 import { closeSync, existsSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { availableParallelism, homedir, tmpdir } from "node:os";
@@ -212,7 +213,7 @@ function tail(text: string, lines: number): string {
 
 // ───────────────────────────── the test models ─────────────────────────────
 
-export type TestModelKind = "prose" | "tools";
+export type TestModelKind = "prose" | "tools" | "calls";
 export interface TestModelOptions {
   seed?: number;
   /** What the model says it was trained for (GGUF `qwen2.context_length`); 32768 by default. */
@@ -262,8 +263,9 @@ const TOOL_BIGRAMS: [number, number][] = [
   [TOKEN.readme, TOKEN.dotMd],
   [TOKEN.dotMd, TOKEN.quote],
   [TOKEN.closeBrace, TOKEN.toolCallEnd],
-  [TOKEN.toolCallEnd, TOKEN.imEnd],
 ];
+/** After a call: "tools" ends its turn; "calls" opens the next call, until the grammar or the reply cap ends it. */
+const AFTER_CALL: Record<Exclude<TestModelKind, "prose">, number> = { tools: TOKEN.imEnd, calls: TOKEN.newline };
 /**
  * Logits (over ~0 for the rest) wherever no bigram speaks or the grammar forbids its token, so
  * keys and strings close and objects end instead of wandering through 150k near-equal tokens.
@@ -284,7 +286,7 @@ export async function writeTestModel(kind: TestModelKind, file: string, options:
   const gguf = new GgufWriter();
   modelMetadata(gguf, kind, options.contextLength ?? 32_768);
   tokenizerMetadata(gguf);
-  if (kind === "tools") toolsWeights(gguf, random);
+  if (kind !== "prose") toolsWeights(gguf, random, AFTER_CALL[kind]);
   else proseWeights(gguf, random);
   await Bun.write(file, gguf.bytes());
 }
@@ -357,13 +359,13 @@ function proseWeights(gguf: GgufWriter, random: () => number): void {
  * sqrt(width). An untied output row pointing along a token's embedding then scores that token's
  * successor; dimension 0, the same in every embedding, carries the context-free preferences.
  */
-function toolsWeights(gguf: GgufWriter, random: () => number): void {
+function toolsWeights(gguf: GgufWriter, random: () => number, afterCall: number): void {
   const { width, vocab } = SHAPE;
   const embedding = f32(width * vocab, random, 1);
   for (let token = 0; token < vocab; token++) embedding[token * width] = SHARED_COMPONENT;
   const output = f32(width * vocab, random, WEIGHT_STD);
   const normalizedLength = Math.sqrt(width);
-  for (const [from, to] of TOOL_BIGRAMS) {
+  for (const [from, to] of [...TOOL_BIGRAMS, [TOKEN.toolCallEnd, afterCall]]) {
     const source = embedding.subarray(from * width + 1, (from + 1) * width);
     const scale = BIGRAM_LOGIT / (normalizedLength * Math.hypot(...source));
     for (let i = 0; i < source.length; i++) output[to * width + 1 + i]! += scale * source[i]!;
@@ -690,7 +692,7 @@ async function main(argv: string[]): Promise<void> {
     const at = argv.indexOf(flag);
     return at >= 0 ? Number(argv[at + 1]) : undefined;
   };
-  if (kind !== "prose" && kind !== "tools") throw new Error("usage: bun scripts/llama-server.ts [prose|tools] [--ctx N] [--slots N]");
+  if (kind !== "prose" && kind !== "tools" && kind !== "calls") throw new Error("usage: bun scripts/llama-server.ts [prose|tools|calls] [--ctx N] [--slots N]");
   const model = await testModel(kind);
   const server = await startLlamaServer({ model, ctx: number("--ctx"), slots: number("--slots"), log: join(tmpdir(), `glassbox-llama-server-${kind}.log`) });
   console.log(server.url);

@@ -87,6 +87,25 @@ describe.skipIf(await withoutLlama())("the llama.cpp adapter against a real llam
     expect(pieces.slice(1).every((delta) => delta.type === "tool_call" && !delta.name)).toBe(true);
   });
 
+  test("several calls in one reply: indices 0, 1, 2…, each with its own id, the whole ones' arguments parse", async () => {
+    // The calls model opens another call after each one; the reply cap ends the run of them.
+    const { deltas, error } = await collect(model(await llamaServer("calls"), { max_tokens: 100 }), request({ tools: [READ_FILE] }));
+    expect(error).toBeNull();
+    const indices = [...new Set(deltas.flatMap((delta) => (delta.type === "tool_call" ? [delta.index] : [])))];
+    expect(indices.length).toBeGreaterThanOrEqual(3);
+    expect(indices).toEqual(indices.map((_, at) => at));
+    const reply = assembled(deltas);
+    expect(new Set(reply.tool_calls.map((call) => call.id)).size).toBe(reply.tool_calls.length);
+    const whole = reply.tool_calls.filter((call) => {
+      try {
+        return typeof JSON.parse(call.arguments as string).path === "string";
+      } catch {
+        return false;
+      }
+    });
+    expect(whole.length).toBeGreaterThanOrEqual(2);
+  }, LLAMA_START_TIMEOUT);
+
   test("/props: the window per slot and the slots, as started", async () => {
     expect(await model(prose).contextSize(new AbortController().signal)).toBe(32768);
     const props = await (await fetch(`${prose.url}/props`)).json();

@@ -47,7 +47,7 @@ export const MUTANTS: Mutant[] = [
   {
     name: "context fit not checked",
     file: "src/core/context.ts",
-    find: "if (!this.fits(chars + toolsChars)) {",
+    find: "if (this.window && tokens + replyTokenCap > this.window) {",
     replace: "if (false) {",
   },
   {

@@ -15,11 +15,11 @@ export const ContextPolicySchema = z
      */
     target_ratio: z.number().gt(0).lt(1).default(0.6),
     /** The newest tool results stay whole while they fit in this share of the window. */
-    whole_share: z.number().gt(0).lt(1).default(0.25),
+    whole_share: z.number().gt(0).lt(1).default(0.15),
     /** ...and at least this many of them, whatever their size, so every result reaches the model whole once. */
     min_whole: z.number().int().min(1).default(1),
     /** The length an elided result is cut to, head and tail kept; it keeps that form from then on. */
-    elided_chars: z.number().int().min(1).default(400),
+    elided_chars: z.number().int().min(1).default(200),
     /** The newest assistant turns (with their tool results) a summary never replaces. */
     keep_turns: z.number().int().min(1).default(2),
   })

@@ -27,7 +27,7 @@ describe("elision in batches", () => {
   test("the newest results stay whole up to a quarter of the budget; every older whole one is elided", () => {
     const record = conversation(12, 4000);
     // A budget of 40,000 characters: a quarter holds two results of 4,000 (and a third would still fit: 12,000 > 10,000 does not).
-    const batch = elisionBatch(renderView("system", record, emptyContext()), new Map(), DEFAULT_CONTEXT_POLICY, 40_000);
+    const batch = elisionBatch(renderView("system", record, emptyContext()), new Map(), { ...DEFAULT_CONTEXT_POLICY, whole_share: 0.25 }, 40_000);
     expect(batch).toEqual(["c9", "c8", "c7", "c6", "c5", "c4", "c3", "c2", "c1", "c0"]);
   });
 

@@ -1,10 +1,12 @@
-import { expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
+import { join } from "node:path";
 import { LlamaCppModel } from "../../src/model/llamacpp.ts";
 import { ModelOptionsSchema } from "../../src/model/options.ts";
 import type { ModelRequest } from "../../src/model/types.ts";
 import { startCacheProxy } from "../helpers/cache-proxy.ts";
 import { readFixture, startFakeServer, type Scene } from "../helpers/fake-server.ts";
 import { assembled, collect } from "../helpers/model.ts";
+import { withoutLlama } from "../helpers/llama.ts";
 
 // scripts/bench-cache.ts --server puts test/helpers/cache-proxy.ts between glassbox and a real
 // llama-server; here a fake plays the real server, to pin what the proxy sends it and answers.
@@ -80,4 +82,22 @@ test("a prompt the real server refuses comes back as its refusal, and is not rec
   } finally {
     proxy.stop();
   }
+});
+
+// The cache's figures as the real server counts them, in every test run, so no change can lose the
+// cache unnoticed: the bench exits 1 when a window's reprocessed tokens pass 1.35 times the content's.
+describe.skipIf(await withoutLlama())("bench:cache --server, against a real llama-server", () => {
+  test("reprocesses at most 1.35 tokens per content token at 8k, 16k and 32k", async () => {
+    const bench = Bun.spawn([process.execPath, join(import.meta.dir, "..", "..", "scripts", "bench-cache.ts"), "--server"], {
+      // The bench runs as a script, not under bun test (whose NODE_ENV its fake servers read).
+      env: { ...process.env, NODE_ENV: "production" },
+      stdout: "pipe",
+      stderr: "pipe",
+    });
+    const [out, err, code] = await Promise.all([new Response(bench.stdout).text(), new Response(bench.stderr).text(), bench.exited]);
+    const rows = out.split("\n").filter((line) => /^\| \d/.test(line));
+    expect(rows.map((row) => row.split("|")[1]!.trim())).toEqual(["8,192", "16,384", "32,768"]);
+    for (const row of rows) expect(Number(row.split("|")[5])).toBeLessThanOrEqual(1.35);
+    expect({ code, err: err.slice(-500) }).toEqual({ code: 0, err: expect.any(String) });
+  }, 300_000);
 });

@@ -8,11 +8,11 @@
  *   loader.
  * - writeTestModel / testModel: a 2-layer qwen2 GGUF with Qwen2.5's tokenizer and chat template,
  *   deterministic from a seed. "prose" answers in text; "tools" answers every turn with one tool call;
- *   "calls" writes calls one after another (several in a reply where parallel_tool_calls allows).
+ *   "calls" writes calls one after another (several in a reply); "finish" calls finish where offered.
  * - startLlamaServer: a free port on 127.0.0.1, ready when /health says ok, stopped by stop(), by
  *   a normal exit, or by a watchdog when the parent dies any other way.
  *
- *   bun scripts/llama-server.ts [prose|tools|calls] [--ctx N] [--slots N]
+ *   bun scripts/llama-server.ts [prose|tools|calls|finish] [--ctx N] [--slots N]
  */
 import { closeSync, existsSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { availableParallelism, homedir, tmpdir } from "node:os";
@@ -103,6 +103,27 @@ async function installedServer(binary: string): Promise<LlamaServerSearch> {
   const version = run.output.match(/^version: (.+)$/m)?.[1];
   if (run.code !== 0 || !version) return { missing: `${binary} --version failed (exit ${run.code}): ${tail(run.output, 5)}` };
   return { command: [binary], env: {}, version };
+}
+
+/**
+ * One executable that runs the server found, for what takes a single path (GLASSBOX_LLAMA_SERVER,
+ * as a user sets it): the binary itself, or a shell script in the cache that execs the unpacked
+ * loader with its arguments (exec: the pid glassbox starts is the server's).
+ */
+export async function llamaServerExecutable(): Promise<string> {
+  const found = await findLlamaServer();
+  if ("missing" in found) throw new Error(found.missing);
+  if (found.command.length === 1 && Object.keys(found.env).length === 0) return found.command[0]!;
+  const quote = (word: string) => `'${word.replaceAll("'", "'\\''")}'`;
+  const env = Object.entries(found.env).map(([key, value]) => `${key}=${quote(value)}`);
+  const script = `#!/bin/sh\nexec ${env.length ? `env ${env.join(" ")} ` : ""}${found.command.map(quote).join(" ")} "$@"\n`;
+  const file = join(llamaCacheFolder(), "llama-server");
+  if (!existsSync(file) || readFileSync(file, "utf8") !== script) {
+    const staging = stagingPath(file);
+    writeFileSync(staging, script, { mode: 0o755 });
+    renameSync(staging, file);
+  }
+  return file;
 }
 
 // ───────────────────────────── Debian unstable's packages, unpacked ─────────────────────────────
@@ -213,7 +234,7 @@ function tail(text: string, lines: number): string {
 
 // ───────────────────────────── the test models ─────────────────────────────
 
-export type TestModelKind = "prose" | "tools" | "calls";
+export type TestModelKind = "prose" | "tools" | "calls" | "finish";
 export interface TestModelOptions {
   seed?: number;
   /** What the model says it was trained for (GGUF `qwen2.context_length`); 32768 by default. */
@@ -248,6 +269,7 @@ const TOKEN = {
   readme: 54_675,
   dotMd: 21_324,
   colon: 25,
+  finishWord: 30_150,
 } as const;
 
 /**
@@ -264,8 +286,10 @@ const TOOL_BIGRAMS: [number, number][] = [
   [TOKEN.dotMd, TOKEN.quote],
   [TOKEN.closeBrace, TOKEN.toolCallEnd],
 ];
-/** After a call: "tools" ends its turn; "calls" opens the next call, until the grammar or the reply cap ends it. */
-const AFTER_CALL: Record<Exclude<TestModelKind, "prose">, number> = { tools: TOKEN.imEnd, calls: TOKEN.newline };
+/** After a call: "tools" and "finish" end their turn; "calls" opens the next call, until the grammar or the reply cap ends it. */
+const AFTER_CALL: Record<Exclude<TestModelKind, "prose">, number> = { tools: TOKEN.imEnd, calls: TOKEN.newline, finish: TOKEN.imEnd };
+/** "finish" names the finish tool wherever it is offered (the grammar lets a name start with it), so a run completes at once. */
+const NAME_PREFERENCES: Partial<Record<TestModelKind, [number, number][]>> = { finish: [[TOKEN.finishWord, 30]] };
 /**
  * Logits (over ~0 for the rest) wherever no bigram speaks or the grammar forbids its token, so
  * keys and strings close and objects end instead of wandering through 150k near-equal tokens.
@@ -286,7 +310,7 @@ export async function writeTestModel(kind: TestModelKind, file: string, options:
   const gguf = new GgufWriter();
   modelMetadata(gguf, kind, options.contextLength ?? 32_768);
   tokenizerMetadata(gguf);
-  if (kind !== "prose") toolsWeights(gguf, random, AFTER_CALL[kind]);
+  if (kind !== "prose") toolsWeights(gguf, random, AFTER_CALL[kind], NAME_PREFERENCES[kind] ?? []);
   else proseWeights(gguf, random);
   await Bun.write(file, gguf.bytes());
 }
@@ -359,19 +383,19 @@ function proseWeights(gguf: GgufWriter, random: () => number): void {
  * sqrt(width). An untied output row pointing along a token's embedding then scores that token's
  * successor; dimension 0, the same in every embedding, carries the context-free preferences.
  */
-function toolsWeights(gguf: GgufWriter, random: () => number, afterCall: number): void {
+function toolsWeights(gguf: GgufWriter, random: () => number, afterCall: number, namePreferences: [number, number][]): void {
   const { width, vocab } = SHAPE;
   const embedding = f32(width * vocab, random, 1);
   for (let token = 0; token < vocab; token++) embedding[token * width] = SHARED_COMPONENT;
   const output = f32(width * vocab, random, WEIGHT_STD);
   const normalizedLength = Math.sqrt(width);
-  for (const [from, to] of [...TOOL_BIGRAMS, [TOKEN.toolCallEnd, afterCall]]) {
+  for (const [from, to] of [...TOOL_BIGRAMS, [TOKEN.toolCallEnd, afterCall] as [number, number]]) {
     const source = embedding.subarray(from * width + 1, (from + 1) * width);
     const scale = BIGRAM_LOGIT / (normalizedLength * Math.hypot(...source));
     for (let i = 0; i < source.length; i++) output[to * width + 1 + i]! += scale * source[i]!;
   }
   const shared = (SHARED_COMPONENT * normalizedLength) / Math.sqrt(SHARED_COMPONENT ** 2 + width - 1);
-  for (const [token, logit] of TOOL_PREFERENCES) output[token * width]! += logit / shared;
+  for (const [token, logit] of [...TOOL_PREFERENCES, ...namePreferences]) output[token * width]! += logit / shared;
   gguf.tensor("token_embd.weight", [width, vocab], Float16Array.from(embedding));
   layerWeights(gguf, random);
   gguf.tensor("output.weight", [width, vocab], Float16Array.from(output));
@@ -692,7 +716,7 @@ async function main(argv: string[]): Promise<void> {
     const at = argv.indexOf(flag);
     return at >= 0 ? Number(argv[at + 1]) : undefined;
   };
-  if (kind !== "prose" && kind !== "tools" && kind !== "calls") throw new Error("usage: bun scripts/llama-server.ts [prose|tools|calls] [--ctx N] [--slots N]");
+  if (!["prose", "tools", "calls", "finish"].includes(kind)) throw new Error("usage: bun scripts/llama-server.ts [prose|tools|calls|finish] [--ctx N] [--slots N]");
   const model = await testModel(kind);
   const server = await startLlamaServer({ model, ctx: number("--ctx"), slots: number("--slots"), log: join(tmpdir(), `glassbox-llama-server-${kind}.log`) });
   console.log(server.url);

@@ -289,7 +289,7 @@ const CORE_MUTANTS: Mutant[] = [
   {
     name: "Ollama num_ctx not sent",
     file: "src/model/ollama.ts",
-    find: "num_ctx: o.num_ctx,",
+    find: "num_ctx: windowOf(o),",
     replace: "",
   },
   {
@@ -385,8 +385,8 @@ const CORE_MUTANTS: Mutant[] = [
   {
     name: "unknown config keys accepted",
     file: "src/session/config.ts",
-    find: "    text_tool_calls: z.boolean().default(true),\n  })\n  .strict()",
-    replace: "    text_tool_calls: z.boolean().default(true),\n  })\n  .passthrough()",
+    find: "    llama_server: LlamaServerConfigSchema.default({ args: [] }),\n  })\n  .strict()",
+    replace: "    llama_server: LlamaServerConfigSchema.default({ args: [] }),\n  })\n  .passthrough()",
   },
   {
     name: "install.sh installs a download whose checksum does not match",

@@ -12,7 +12,7 @@ const PROBE_TOOL: ToolDeclaration = {
 const PROBE_QUESTION = "What time is it now? Call the current_time tool to find out.";
 
 /** What makes a server's chat template render the tools it is offered. */
-const TEMPLATE_FIX: Record<Exclude<ModelSpec["kind"], "scripted">, string> = {
+const TEMPLATE_FIX: Record<Exclude<ModelSpec["kind"], "scripted" | "gguf">, string> = {
   llamacpp: "start llama-server with --jinja, so the model's own chat template renders the tools and its calls are parsed (or give it a template with tools: --chat-template-file)",
   ollama: "use a model whose template declares tools (`ollama show MODEL` lists `tools` under Capabilities), e.g. qwen2.5 or qwen3, or a Modelfile TEMPLATE that renders .Tools",
 };

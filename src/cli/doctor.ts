@@ -6,8 +6,11 @@ import { fetchJson } from "../model/http.ts";
 import { serverLabel } from "../model/discovery.ts";
 import { START_A_SERVER, describeCandidate, findModels, silentServers } from "../session/find-model.ts";
 import { modelContextLength } from "../model/ollama.ts";
-import { ModelOptionsSchema, type ModelOptions } from "../model/options.ts";
+import { ModelOptionsSchema, windowOf, type ModelOptions } from "../model/options.ts";
 import { sandboxFinding } from "./doctor-sandbox.ts";
+import type { Config } from "../session/config.ts";
+import type { GgufModel } from "../model/gguf-model.ts";
+import { serverCommand } from "../model/llama-server-process.ts";
 import type { Finding } from "./doctor-finding.ts";
 import { toolCallProbe } from "./doctor-tool-calls.ts";
 
@@ -29,7 +32,7 @@ export async function doctor(args: CliArgs, out: (line: string) => void = (line)
   if (typeof specText === "number") return specText;
   const spec = parseModelSpec(specText, args.baseUrl);
   out(`glassbox doctor · model ${specText}`);
-  const findings = [sandboxFinding(config), ...(await probe(spec, specText, config.model_options))];
+  const findings = [sandboxFinding(config), ...(await probe(spec, specText, config.model_options, config, resolve(args.workspace ?? ".")))];
   for (const finding of findings) out(`${finding.ok ? "ok  " : "FAIL"}  ${finding.text}${finding.fix ? `\n      fix: ${finding.fix}` : ""}`);
   return findings.every((finding) => finding.ok) ? 0 : 1;
 }
@@ -54,13 +57,14 @@ async function discovered(baseUrl: string | undefined, out: (line: string) => vo
   return found.candidates[0]!.spec;
 }
 
-async function probe(spec: ModelSpec, name: string, configured: ModelOptions): Promise<Finding[]> {
-  const options = ModelOptionsSchema.parse({ ...configured, max_tokens: 8 });
-  const signal = AbortSignal.timeout(15_000);
+async function probe(spec: ModelSpec, name: string, configured: ModelOptions, config: Config, workspaceRoot: string): Promise<Finding[]> {
   if (spec.kind === "scripted") {
     const script = loadScript(spec.file);
     return [{ ok: true, text: `scripted model ${spec.file}: ${script.replies.length} replies, valid` }];
   }
+  if (spec.kind === "gguf") return probeOwnServer(spec, name, configured, config, workspaceRoot);
+  const options = ModelOptionsSchema.parse({ ...configured, max_tokens: 8 });
+  const signal = AbortSignal.timeout(15_000);
   const ask: Ask = async (url: string, body?: unknown) => {
     try {
       return await fetchJson(url, body, signal);
@@ -75,6 +79,21 @@ async function probe(spec: ModelSpec, name: string, configured: ModelOptions): P
   const probeModel = createModel(spec, name, ModelOptionsSchema.parse({ ...configured, max_tokens: PROBE_TOKENS }));
   findings.push(await toolCallProbe(probeModel, spec.kind, server.templateTools, signal));
   return findings;
+}
+
+/** gguf: the server glassbox would start, started for the probes (its command line shown), then stopped. */
+async function probeOwnServer(spec: Extract<ModelSpec, { kind: "gguf" }>, name: string, options: ModelOptions, config: Config, workspaceRoot: string): Promise<Finding[]> {
+  const model = createModel(spec, name, options, undefined, { config, workspaceRoot }) as GgufModel;
+  const command: Finding = { ok: true, text: `llama-server command: ${serverCommand(model.launch, 0).join(" ").replace("--port 0", "--port PORT")} (PORT: a free one)` };
+  try {
+    const started = await model.start();
+    const loaded: Finding = { ok: true, text: `started llama-server (pid ${started.pid}, port ${started.port}), model loaded in ${started.load_ms} ms; log ${started.log}` };
+    return [command, loaded, ...(await probe({ kind: "llamacpp", baseUrl: model.running!.url }, name, options, config, workspaceRoot))];
+  } catch (error) {
+    return [command, { ok: false, text: `llama-server did not start: ${(error as Error).message}`, fix: "check the model file and the server's log" }];
+  } finally {
+    await model.stop();
+  }
 }
 
 /** One tiny request through the real adapter, timed. */
@@ -144,7 +163,7 @@ async function ollamaFindings(baseUrl: string, model: string, options: ModelOpti
   if (!pulled) return { findings, reachable: false, templateTools: null };
   const show = await ask(`${baseUrl}/api/show`, { model });
   const trained = modelContextLength(show.json);
-  findings.push({ ok: true, text: `context: model trained for ${trained ?? "?"} tokens; glassbox asks for num_ctx ${options.num_ctx}` });
+  findings.push({ ok: true, text: `context: model trained for ${trained ?? "?"} tokens; glassbox asks for num_ctx ${windowOf(options)}` });
   const capabilities: string[] | undefined = show.json?.capabilities;
   findings.push(
     capabilities && !capabilities.includes("tools")

@@ -28,6 +28,8 @@ export function formatEvent(event: AgentEvent): string | null {
       return `context: ${event.messages} message(s) replaced by the model's summary, ${event.chars_before} → ${event.chars_after} chars`;
     case "model_info":
       return `server context window: ${event.context_size} tokens`;
+    case "server_start":
+      return `started llama-server (pid ${event.pid}, port ${event.port}), model loaded in ${(event.load_ms / 1000).toFixed(1)}s; log ${event.log}\n  ${event.command.join(" ")}`;
     case "model_notice":
       return `[${event.step}] note: ${event.text}`;
     case "truncation_suspected":

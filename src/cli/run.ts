@@ -1,6 +1,6 @@
 import type { CliArgs } from "./args.ts";
 import type { Session } from "../session/session.ts";
-import { connectServers, openSession, startRun } from "../session/session.ts";
+import { connectServers, openSession, startOwnServer, startRun } from "../session/session.ts";
 import { formatEvent } from "./printer.ts";
 import { UsageError } from "../session/usage-error.ts";
 import { assembleMarked } from "../prompt/layers.ts";
@@ -20,37 +20,36 @@ export async function runHeadless(args: CliArgs, out: (line: string) => void = (
   if (saved.restored) for (const note of restoreNotes(saved.restored)) console.error(`glassbox: ${note}`);
   // No --model and none in the config: whatever answers, when exactly one model does.
   if (session.spec === null) session.chooseModel(onlyCandidate(await findModels(args.baseUrl)).spec);
+  // Ctrl-C, SIGTERM and a closed terminal (SIGHUP) stop the run as Esc stops a TUI run: the stop event is written, the server stopped.
+  const interrupt = new AbortController();
+  const onSignal = () => interrupt.abort();
+  const signals = ["SIGINT", "SIGTERM", "SIGHUP"] as const;
+  for (const name of signals) process.once(name, onSignal);
   try {
     // Headless nobody is asked: an untrusted server stays stopped, a quarantined tool unoffered.
     await connectServers(session, {}, args.strictPrompt);
-    return await runSession(args, session, saved, out);
+    await startOwnServer(session, undefined, interrupt.signal);
+    return await runSession(args, session, saved, interrupt.signal, out);
   } finally {
+    for (const name of signals) process.off(name, onSignal);
     await session.mcp.close();
+    await session.ownServer?.stop();
   }
 }
 
-async function runSession(args: CliArgs, session: Session, saved: SavedSession, out: (line: string) => void): Promise<number> {
+async function runSession(args: CliArgs, session: Session, saved: SavedSession, signal: AbortSignal, out: (line: string) => void): Promise<number> {
   if (args.showPrompt) {
     // With --json, stdout stays JSON Lines: the prompt for the person goes to stderr.
     const show = assembleMarked(session.layers);
     if (args.json) console.error(show);
     else out(show);
   }
-  const interrupt = new AbortController();
-  const onSignal = () => interrupt.abort();
-  process.once("SIGINT", onSignal);
-  process.once("SIGTERM", onSignal);
-  const run = startRun(session, args.task!, interrupt.signal, saved);
+  const run = startRun(session, args.task!, signal, saved);
   let status = "model_error";
-  try {
-    for await (const event of run.events) {
-      if (event.kind === "stop") status = event.status;
-      const line = args.json ? (event.kind === "model_delta" ? null : JSON.stringify(event)) : formatEvent(event);
-      if (line !== null) out(line);
-    }
-  } finally {
-    process.off("SIGINT", onSignal);
-    process.off("SIGTERM", onSignal);
+  for await (const event of run.events) {
+    if (event.kind === "stop") status = event.status;
+    const line = args.json ? (event.kind === "model_delta" ? null : JSON.stringify(event)) : formatEvent(event);
+    if (line !== null) out(line);
   }
   if (!args.json) {
     out(`log: ${run.logPath}`);

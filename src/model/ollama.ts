@@ -3,7 +3,7 @@ import type { Message } from "../core/messages.ts";
 import type { WireLog } from "../trace/wire-log.ts";
 import { fetchJson, ServerExchange } from "./http.ts";
 import { loggedReply } from "./logged-reply.ts";
-import type { ModelOptions } from "./options.ts";
+import { windowOf, type ModelOptions } from "./options.ts";
 import { ModelError, type ModelClient, type ModelDelta, type ModelRequest } from "./types.ts";
 
 /**
@@ -32,7 +32,7 @@ export class OllamaModel implements ModelClient {
     } catch (error) {
       if (signal.aborted) throw error;
     }
-    this.contextTokens = trained ? Math.min(trained, this.options.num_ctx) : this.options.num_ctx;
+    this.contextTokens = trained ? Math.min(trained, windowOf(this.options)) : windowOf(this.options);
     return this.contextTokens;
   }
 
@@ -61,7 +61,7 @@ export class OllamaModel implements ModelClient {
       stream: true,
       ...(o.think !== undefined ? { think: o.think } : {}),
       options: {
-        num_ctx: o.num_ctx,
+        num_ctx: windowOf(o),
         num_predict: o.max_tokens,
         ...(o.temperature !== undefined ? { temperature: o.temperature } : {}),
         ...(o.seed !== undefined ? { seed: o.seed } : {}),

@@ -8,8 +8,12 @@ export const ModelOptionsSchema = z
     seed: z.number().int().optional(),
     /** The reply cap: an uncapped small model can loop for minutes. */
     max_tokens: z.number().int().min(1).default(1024),
-    /** Ollama's window, always sent: without it the server silently cuts the front of a long prompt. */
-    num_ctx: z.number().int().min(256).default(8192),
+    /**
+     * The window: Ollama's, always sent (without it the server silently cuts the front of a long
+     * prompt; DEFAULT_NUM_CTX when unset), and the -c of a llama-server glassbox starts (the
+     * GGUF's trained window when unset).
+     */
+    num_ctx: z.number().int().min(256).optional(),
     idle_timeout_seconds: z.number().positive().default(60),
     think: z.boolean().optional(),
     tool_choice: z.enum(["auto", "required", "none"]).optional(),
@@ -20,5 +24,10 @@ export const ModelOptionsSchema = z
   .strict();
 
 export type ModelOptions = z.infer<typeof ModelOptionsSchema>;
+
+/** The window asked for when the config names none (Ollama's num_ctx, a scripted model's window). */
+export const DEFAULT_NUM_CTX = 8192;
+
+export const windowOf = (options: ModelOptions): number => options.num_ctx ?? DEFAULT_NUM_CTX;
 
 export const DEFAULT_MODEL_OPTIONS: ModelOptions = ModelOptionsSchema.parse({}, PARSE_ONCE);

@@ -18,6 +18,21 @@ import { SANDBOX_MODES } from "../sandbox/sandbox.ts";
 import { McpServersSchema } from "../mcp/config.ts";
 import { ComponentsSchema, DEFAULT_COMPONENTS } from "./components.ts";
 
+/** Flags glassbox sets itself on a server it starts: it listens on loopback only, on a port glassbox picks. */
+const OWN_SERVER_FLAGS = ["--host", "--port"];
+
+const LlamaServerConfigSchema = z
+  .object({
+    binary: z.string().min(1).optional(),
+    args: z
+      .array(z.string())
+      .default([])
+      .refine((args) => !args.some((arg) => OWN_SERVER_FLAGS.includes(arg.split("=")[0]!)), {
+        message: "sets --host or --port, which glassbox sets itself (the server listens on 127.0.0.1 on a free port); remove them",
+      }),
+  })
+  .strict();
+
 export const ConfigSchema = z
   .object({
     model: z.string().min(1).optional(),
@@ -42,6 +57,8 @@ export const ConfigSchema = z
     sandbox: z.enum(SANDBOX_MODES).default("auto"),
     /** Tool calls a model writes in its reply's text (not the protocol's field) are recovered as calls. */
     text_tool_calls: z.boolean().default(true),
+    /** The llama-server glassbox starts for a `gguf:` model: which binary, and arguments of the person's own. */
+    llama_server: LlamaServerConfigSchema.default({ args: [] }),
   })
   .strict()
   .superRefine((config, context) => {

@@ -1,4 +1,6 @@
 import { readFileSync } from "node:fs";
+import { homedir } from "node:os";
+import { join, resolve } from "node:path";
 import { ScriptSchema, ScriptedModel } from "../model/scripted.ts";
 import type { ModelClient } from "../model/types.ts";
 import { LlamaCppModel } from "../model/llamacpp.ts";
@@ -6,7 +8,9 @@ import { OllamaModel } from "../model/ollama.ts";
 import { ollamaHostUrl } from "../model/ollama-host.ts";
 import type { ModelOptions } from "../model/options.ts";
 import type { WireLog } from "../trace/wire-log.ts";
-import { parseWith } from "./config.ts";
+import { parseWith, type Config } from "./config.ts";
+import { GgufModel } from "../model/gguf-model.ts";
+import { ggufLaunch } from "./llama-server-launch.ts";
 import { UsageError } from "./usage-error.ts";
 
 /** llama-server's default address. */
@@ -27,14 +31,20 @@ export function ollamaUrl(env: Env = process.env): string {
 export type ModelSpec =
   | { kind: "scripted"; file: string }
   | { kind: "llamacpp"; baseUrl: string }
-  | { kind: "ollama"; model: string; baseUrl: string };
+  | { kind: "ollama"; model: string; baseUrl: string }
+  /** A GGUF file: glassbox starts llama-server for it. `path` is absolute, `~` expanded. */
+  | { kind: "gguf"; path: string };
 
-const SPEC_HELP = "use scripted:FILE, llamacpp[:BASE_URL] or ollama:MODEL";
+const SPEC_HELP = "use scripted:FILE, llamacpp[:BASE_URL], ollama:MODEL or gguf:PATH (a bare path ending in .gguf also works)";
 
 export function parseModelSpec(spec: string, baseUrl?: string, env: Env = process.env): ModelSpec {
+  if (/\.gguf$/i.test(spec) && !spec.startsWith("gguf:")) return { kind: "gguf", path: expandPath(spec, env) };
   const [kind, ...rest] = spec.split(":");
   const value = rest.join(":");
   switch (kind) {
+    case "gguf":
+      if (!value) throw new UsageError(`model spec "${spec}" names no file; for example gguf:~/models/qwen2.5-coder-7b-instruct-q4_k_m.gguf`);
+      return { kind, path: expandPath(value, env) };
     case "scripted":
       if (!value) throw new UsageError(`model spec "${spec}" names no file; ${SPEC_HELP}`);
       return { kind, file: value };
@@ -46,6 +56,12 @@ export function parseModelSpec(spec: string, baseUrl?: string, env: Env = proces
     default:
       throw new UsageError(`unknown model spec "${spec}"; ${SPEC_HELP}`);
   }
+}
+
+/** A path as a shell would take it: `~` is the home folder; relative to the current folder; made absolute. */
+function expandPath(path: string, env: Env): string {
+  const home = env.HOME || homedir();
+  return resolve(path === "~" ? home : path.startsWith("~/") ? join(home, path.slice(2)) : path);
 }
 
 function checkUrl(url: string, spec: string, from: string): string {
@@ -75,8 +91,19 @@ export function loadScript(file: string) {
   return parseWith(ScriptSchema, raw, `scripted-model file ${file}`);
 }
 
-export function createModel(spec: ModelSpec, name: string, options: ModelOptions, wire?: WireLog): ModelClient {
+/** Where a `gguf:` model's server runs from: the config (binary, arguments, window) and the workspace (its log). */
+export interface ServerPlace {
+  config: Config;
+  workspaceRoot: string;
+  /** Parallel slots: eval --jobs N serves N runs from one server. */
+  slots?: number;
+}
+
+export function createModel(spec: ModelSpec, name: string, options: ModelOptions, wire?: WireLog, place?: ServerPlace): ModelClient {
   switch (spec.kind) {
+    case "gguf":
+      if (!place) throw new Error("a gguf: model needs the config and workspace its server runs from");
+      return new GgufModel(name, ggufLaunch(spec.path, place.config, place.workspaceRoot, place.slots), options, wire);
     case "scripted":
       return new ScriptedModel(name, loadScript(spec.file));
     case "llamacpp":

@@ -1,5 +1,8 @@
+import { windowOf } from "../model/options.ts";
+import { GgufModel } from "../model/gguf-model.ts";
+import { ServerStartError, type LoadProgress } from "../model/llama-server-process.ts";
 import { statSync } from "node:fs";
-import { resolve } from "node:path";
+import { relative, resolve } from "node:path";
 import { Checkpoint, type Approver } from "../core/checkpoint.ts";
 import { resolveLimits, type LimitOverrides, type Limits } from "../core/limits.ts";
 import { Policy, parseRule } from "../core/policy.ts";
@@ -41,6 +44,8 @@ export interface Session {
   spec: string | null;
   /** Switches the session to another model (the TUI's picker, discovery); the next run uses it. */
   chooseModel(spec: string): void;
+  /** The llama-server glassbox runs for a gguf: model (null for every other model); started by startOwnServer. */
+  readonly ownServer: GgufModel | null;
   checkpoint: Checkpoint;
   offerTools: boolean;
   clock: Clock;
@@ -119,9 +124,13 @@ export function openSession(args: SessionArgs, approver?: Approver, clock: Clock
   // No spec: the caller finds one (discovery) before the first run.
   const spec = args.model ?? config.model ?? null;
   const wire = new WireLog(wireLogPath(workspace.root));
+  let ownServer: GgufModel | null = null;
   const modelFor = (spec: string): ModelClient => {
     // The demo's model is built in; in the TUI it streams at a model's pace.
-    const model = spec === DEMO_MODEL ? demoModel(args.command === "tui" ? DEMO_PACE_MS : 0) : createModel(parseModelSpec(spec, args.baseUrl), spec, config.model_options, wire);
+    const model = spec === DEMO_MODEL ? demoModel(args.command === "tui" ? DEMO_PACE_MS : 0) : createModel(parseModelSpec(spec, args.baseUrl), spec, config.model_options, wire, { config, workspaceRoot: workspace.root });
+    // The server of the model this replaces is stopped: one llama-server per session.
+    void ownServer?.stop();
+    ownServer = model instanceof GgufModel ? model : null;
     // Outside the recorder: a recording keeps the raw text, and replaying it recovers the calls again.
     const recorded = args.record ? recording(model, resolve(args.record)) : model;
     return (args.textToolCalls ?? config.text_tool_calls) ? new TextCallModel(recorded) : recorded;
@@ -159,6 +168,9 @@ export function openSession(args: SessionArgs, approver?: Approver, clock: Clock
       session.model = modelFor(chosen);
       session.spec = chosen;
     },
+    get ownServer() {
+      return ownServer;
+    },
     checkpoint,
     offerTools: args.offerTools,
     clock,
@@ -170,6 +182,23 @@ export function openSession(args: SessionArgs, approver?: Approver, clock: Clock
     pending,
   };
   return session;
+}
+
+/**
+ * Starts the llama-server of a gguf: model, before the first run, and says so in a server_start
+ * event (said with the run's first events). Nothing for other models. A server that cannot
+ * start or load is a usage error: nothing has run.
+ */
+export async function startOwnServer(session: Session, onProgress?: LoadProgress, signal?: AbortSignal): Promise<void> {
+  const server = session.ownServer;
+  if (!server || server.running) return;
+  try {
+    const started = await server.start(onProgress, signal);
+    session.pending.push({ kind: "server_start", ...started, log: relative(session.workspace.root, started.log) });
+  } catch (error) {
+    if (error instanceof ServerStartError) throw new UsageError(error.message);
+    throw error;
+  }
 }
 
 /**
@@ -292,7 +321,7 @@ export function startRun(session: Session, task: string, signal?: AbortSignal, s
       budgetWarning: session.config.budget_warning,
     },
     verify: session.config.components.verification_gate ? session.config.verify : undefined,
-    contextWindow: session.config.model_options.num_ctx,
+    contextWindow: windowOf(session.config.model_options),
     record: saved?.record,
     context: saved?.context,
     summarizeFirst,

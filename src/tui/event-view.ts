@@ -63,6 +63,9 @@ export function showEvent(event: AgentEvent, panes: EventPanes, changedFiles: ()
         t.line(`[${event.messages} earlier messages replaced by the model's own summary, ${event.chars_before} → ${event.chars_after} chars]`, "notice");
         panes.verdicts.note(`context: summary of ${event.messages} messages, ${event.chars_before} → ${event.chars_after} chars`, "cyan");
         break;
+      case "server_start":
+        t.line(`started llama-server (pid ${event.pid}, port ${event.port}), model loaded in ${(event.load_ms / 1000).toFixed(1)}s; log ${event.log}`, "notice");
+        break;
       case "prompt_drift":
         t.line(`prompt layers differ from prompts.lock: ${event.findings.join("; ")}`, "notice");
         break;

@@ -1,3 +1,4 @@
+import { windowOf } from "../model/options.ts";
 import type { AgentEvent } from "../core/events.ts";
 import { summaryRange } from "../core/context.ts";
 import { normalJit } from "../platform/jit.ts";
@@ -259,6 +260,6 @@ export class RunControl {
 
   /** A scripted model has no server to ask: the window the context manager works against is num_ctx. */
   private freshView(): RunView {
-    return emptyView(this.session.limits, this.session.model.contextSize ? null : this.session.config.model_options.num_ctx);
+    return emptyView(this.session.limits, this.session.model.contextSize ? null : windowOf(this.session.config.model_options));
   }
 }

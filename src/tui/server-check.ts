@@ -7,7 +7,8 @@ export async function serverProblem(name: string, baseUrl: string | undefined): 
   if (name.startsWith("scripted:")) return null;
   try {
     const spec = parseModelSpec(name, baseUrl);
-    if (spec.kind === "scripted") return null;
+    // No server to ask: a scripted model has none, and glassbox starts a gguf: model's itself.
+    if (spec.kind === "scripted" || spec.kind === "gguf") return null;
     const probe = spec.kind === "llamacpp" ? `${spec.baseUrl}/health` : `${spec.baseUrl}/api/tags`;
     const answer = await fetchJson(probe, undefined, AbortSignal.timeout(3000), 3000);
     if (answer.status === 0 || answer.status >= 500) throw new Error(answer.excerpt);

@@ -108,7 +108,7 @@ describe.skipIf(await withoutLlama())("the llama.cpp adapter against a real llam
 
   test("/props: the window per slot and the slots, as started", async () => {
     expect(await model(prose).contextSize(new AbortController().signal)).toBe(32768);
-    const props = await (await fetch(`${prose.url}/props`)).json();
+    const props = (await (await fetch(`${prose.url}/props`)).json()) as any;
     expect(props.total_slots).toBe(1);
     expect(props.chat_template_caps.supports_tools).toBe(true);
   });
@@ -146,7 +146,7 @@ describe.skipIf(await withoutLlama())("the llama.cpp adapter against a real llam
     // The slot was released: a fresh request streams to its end.
     const next = await collect(model(prose, { max_tokens: 8 }), request());
     expect(next.error).toBeNull();
-    const slots = await (await fetch(`${prose.url}/slots`)).json();
+    const slots = (await (await fetch(`${prose.url}/slots`)).json()) as Array<{ is_processing: boolean }>;
     expect(slots.every((slot: { is_processing: boolean }) => !slot.is_processing)).toBe(true);
   });
 });

@@ -37,6 +37,16 @@ describe("loadConfig", () => {
     expect(config.checks.tests).toEqual({ argv: ["bun", "test"], timeout_seconds: 60, env: [] });
   });
 
+  test("llama_server: a binary and arguments of the person's own; --host and --port are glassbox's", () => {
+    const dir = folder();
+    configIn(dir, { llama_server: { binary: "/opt/llama/llama-server", args: ["-ngl", "99", "--flash-attn", "on"] } });
+    expect(loadConfig(undefined, dir).config.llama_server).toEqual({ binary: "/opt/llama/llama-server", args: ["-ngl", "99", "--flash-attn", "on"] });
+    for (const args of [["--port", "8081"], ["--host=0.0.0.0"]]) {
+      configIn(dir, { llama_server: { args } });
+      expect(() => loadConfig(undefined, dir)).toThrow("sets --host or --port, which glassbox sets itself");
+    }
+  });
+
   test("the contract's example config is valid", () => {
     const dir = folder();
     configIn(dir, {

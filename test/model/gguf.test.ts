@@ -1,0 +1,60 @@
+import { beforeAll, describe, expect, test } from "bun:test";
+import { closeSync, openSync, readSync, statSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { GgufError, readGgufHeader } from "../../src/model/gguf.ts";
+import { testModel } from "../../scripts/llama-server.ts";
+import { tempFolder } from "../helpers/workspace.ts";
+
+/** The first `bytes` of a file, written to a new one: a download cut short. */
+function prefixOf(file: string, bytes: number): string {
+  const buffer = Buffer.alloc(bytes);
+  const fd = openSync(file, "r");
+  readSync(fd, buffer, 0, bytes, 0);
+  closeSync(fd);
+  const cut = join(tempFolder("gguf"), `cut-${bytes}.gguf`);
+  writeFileSync(cut, buffer);
+  return cut;
+}
+
+// The test suite's generated models: real GGUF v3 files with Qwen2.5's whole vocabulary in their metadata.
+describe("reading a GGUF file's header", () => {
+  let model: string;
+  let size: number;
+  beforeAll(async () => {
+    model = await testModel("prose", { contextLength: 16384 });
+    size = statSync(model).size;
+  }, 60_000);
+
+  test("the architecture, the name, the trained window and the size", () => {
+    expect(readGgufHeader(model)).toEqual({ architecture: "qwen2", name: "glassbox test prose", contextLength: 16384, sizeBytes: size });
+  });
+
+  test("a file cut short in its tensor data is refused as truncated, naming both sizes", () => {
+    const cut = prefixOf(model, size - 1);
+    expect(() => readGgufHeader(cut)).toThrow(GgufError);
+    expect(() => readGgufHeader(cut)).toThrow(`is truncated: its tensors end at byte ${size} and the file has ${size - 1}`);
+  });
+
+  test("a file cut short inside its metadata (the vocabulary) is refused as truncated", () => {
+    expect(() => readGgufHeader(prefixOf(model, 1_000_000))).toThrow("is truncated: its header ends past the file's 1000000 bytes");
+    expect(() => readGgufHeader(prefixOf(model, 10))).toThrow("is truncated");
+  });
+
+  test("a file that is not GGUF says so", () => {
+    const text = join(tempFolder("gguf"), "model.gguf");
+    writeFileSync(text, "<!DOCTYPE html><title>404 Not Found</title>");
+    expect(() => readGgufHeader(text)).toThrow("is not a GGUF file (it does not start with GGUF)");
+    const empty = join(tempFolder("gguf"), "empty.gguf");
+    writeFileSync(empty, "");
+    expect(() => readGgufHeader(empty)).toThrow("is not a GGUF file");
+  });
+
+  test("a version llama.cpp does not read is named", () => {
+    const bytes = Buffer.alloc(24);
+    bytes.write("GGUF", 0, "latin1");
+    bytes.writeUInt32LE(7, 4);
+    const file = join(tempFolder("gguf"), "v7.gguf");
+    writeFileSync(file, bytes);
+    expect(() => readGgufHeader(file)).toThrow("is GGUF version 7");
+  });
+});

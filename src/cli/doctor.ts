@@ -14,8 +14,11 @@ import { serverCommand } from "../model/llama-server-process.ts";
 import type { Finding } from "./doctor-finding.ts";
 import { toolCallProbe } from "./doctor-tool-calls.ts";
 
-/** Room for a tool call (and a thinking model's preamble) in the probe's reply; the round trip needs 8. */
+/** Room for a tool call (and a thinking model's preamble) in the probe's reply, unless the config caps replies lower; the round trip needs 8. */
 const PROBE_TOKENS = 512;
+/** The info endpoints and the round trip answer in seconds; the probe's reply may be hundreds of tokens from a slow model. */
+const INFO_TIMEOUT_MS = 15_000;
+const PROBE_TIMEOUT_MS = 60_000;
 
 const START_SERVER = {
   llamacpp: "start it: llama-server -m MODEL.gguf --jinja --port 8080 (or pass --model llamacpp:URL)",
@@ -64,7 +67,7 @@ async function probe(spec: ModelSpec, name: string, configured: ModelOptions, co
   }
   if (spec.kind === "gguf") return probeOwnServer(spec, name, configured, config, workspaceRoot);
   const options = ModelOptionsSchema.parse({ ...configured, max_tokens: 8 });
-  const signal = AbortSignal.timeout(15_000);
+  const signal = AbortSignal.timeout(INFO_TIMEOUT_MS);
   const ask: Ask = async (url: string, body?: unknown) => {
     try {
       return await fetchJson(url, body, signal);
@@ -76,8 +79,8 @@ async function probe(spec: ModelSpec, name: string, configured: ModelOptions, co
   const findings = server.findings;
   if (!server.reachable) return findings;
   findings.push(await roundTrip(spec, name, options, signal));
-  const probeModel = createModel(spec, name, ModelOptionsSchema.parse({ ...configured, max_tokens: PROBE_TOKENS }));
-  findings.push(await toolCallProbe(probeModel, spec.kind, server.templateTools, signal));
+  const probeModel = createModel(spec, name, ModelOptionsSchema.parse({ ...configured, max_tokens: Math.min(PROBE_TOKENS, configured.max_tokens) }));
+  findings.push(await toolCallProbe(probeModel, spec.kind, server.templateTools, AbortSignal.timeout(PROBE_TIMEOUT_MS)));
   return findings;
 }
 

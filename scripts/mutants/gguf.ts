@@ -38,4 +38,10 @@ export const MUTANTS: Mutant[] = [
     find: "    if (!exit) return error;\n",
     replace: "    return error;\n",
   },
+  {
+    name: "a dead server is started again behind the run's back",
+    file: "src/model/gguf-model.ts",
+    find: "    if (!this.inner) await this.start(undefined, signal);",
+    replace: "    if (!this.inner || this.server?.exit) await this.start(undefined, signal);",
+  },
 ];

@@ -68,8 +68,9 @@ export class GgufModel implements ModelClient {
     }
   }
 
+  /** The adapter to its server, started if it never was; a server that died is not started again behind the run's back (its requests fail, and say why). */
   private async ready(signal: AbortSignal): Promise<LlamaCppModel> {
-    if (!this.inner || this.server?.exit) await this.start(undefined, signal);
+    if (!this.inner) await this.start(undefined, signal);
     return this.inner!;
   }
 
@@ -86,7 +87,12 @@ export class GgufModel implements ModelClient {
     if (!server) return error;
     const exit = server.exit ?? (await Promise.race([server.exited, Bun.sleep(EXIT_NOTICE_MS).then(() => null)]));
     if (!exit) return error;
-    const last = server.lastLines(1)[0];
-    return new ModelError(`llama-server ${server.describeExit()} during the run; the last line of its log: ${last ? JSON.stringify(last) : "(empty)"}`);
+    return death(server);
   }
+}
+
+/** How the server ended, and the last line of its log: what a person needs to see why. */
+function death(server: LlamaServerProcess): ModelError {
+  const last = server.lastLines(1)[0];
+  return new ModelError(`llama-server ${server.describeExit()} during the run; the last line of its log: ${last ? JSON.stringify(last) : "(empty)"}`);
 }

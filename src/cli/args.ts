@@ -7,7 +7,11 @@ import { UsageError } from "../session/usage-error.ts";
 /** Options shared by the TUI and `run` (CONTRACT.md). */
 const OPTIONS = {
   model: { type: "string" },
+  "model-name": { type: "string" },
   "base-url": { type: "string" },
+  "api-key-env": { type: "string" },
+  "ca-file": { type: "string" },
+  "insecure-tls": { type: "boolean" },
   workspace: { type: "string" },
   config: { type: "string", multiple: true },
   allow: { type: "string", multiple: true },
@@ -111,7 +115,11 @@ export function parseCli(argv: string[]): CliArgs {
     command,
     task: takesFolders(command) || command === "mcp" ? null : (rest[0] ?? null),
     model: values.model,
+    modelName: values["model-name"],
     baseUrl: values["base-url"],
+    apiKeyEnv: values["api-key-env"],
+    caFile: values["ca-file"],
+    insecureTls: values["insecure-tls"] ?? false,
     workspace: values.workspace,
     config: configs[0],
     configs,

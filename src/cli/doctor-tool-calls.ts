@@ -14,6 +14,7 @@ const PROBE_QUESTION = "What time is it now? Call the current_time tool to find 
 /** What makes a server's chat template render the tools it is offered. */
 const TEMPLATE_FIX: Record<Exclude<ModelSpec["kind"], "scripted" | "gguf">, string> = {
   llamacpp: "start llama-server with --jinja, so the model's own chat template renders the tools and its calls are parsed (or give it a template with tools: --chat-template-file)",
+  openai: "have the server render tools with the model's chat template and parse its calls (vLLM: --enable-auto-tool-choice --tool-call-parser NAME; llama-server: --jinja)",
   ollama: "use a model whose template declares tools (`ollama show MODEL` lists `tools` under Capabilities), e.g. qwen2.5 or qwen3, or a Modelfile TEMPLATE that renders .Tools",
 };
 

@@ -1,3 +1,4 @@
+import { redact } from "../trace/redact.ts";
 import { resolve } from "node:path";
 import type { CliArgs } from "./args.ts";
 import { loadConfig } from "../session/config.ts";
@@ -9,6 +10,12 @@ import { modelContextLength } from "../model/ollama.ts";
 import { ModelOptionsSchema, windowOf, type ModelOptions } from "../model/options.ts";
 import { sandboxFinding } from "./doctor-sandbox.ts";
 import type { Config } from "../session/config.ts";
+import type { ServerPlace } from "../session/model-spec.ts";
+import { keyLine, serverAccess } from "../session/server-access.ts";
+import { NO_ACCESS, keyRefusal, type ServerAccess } from "../model/access.ts";
+
+/** A key the server refused: where it goes, and where it never goes. */
+const KEY_FIX = "export the key in that environment variable (never in glassbox.json), then run doctor again";
 import type { GgufModel } from "../model/gguf-model.ts";
 import { serverCommand } from "../model/llama-server-process.ts";
 import type { Finding } from "./doctor-finding.ts";
@@ -35,8 +42,10 @@ export async function doctor(args: CliArgs, out: (line: string) => void = (line)
   if (typeof specText === "number") return specText;
   const spec = parseModelSpec(specText, args.baseUrl);
   out(`glassbox doctor · model ${specText}`);
-  const findings = [sandboxFinding(config), ...(await probe(spec, specText, config.model_options, config, resolve(args.workspace ?? ".")))];
-  for (const finding of findings) out(`${finding.ok ? "ok  " : "FAIL"}  ${finding.text}${finding.fix ? `\n      fix: ${finding.fix}` : ""}`);
+  const access = serverAccess(args, config, spec.kind === "openai");
+  const place: ServerPlace = { config, workspaceRoot: resolve(args.workspace ?? "."), access, modelName: args.modelName };
+  const findings = [sandboxFinding(config), ...(await probe(spec, specText, config.model_options, place))];
+  for (const finding of findings) out(redact(`${finding.ok ? "ok  " : "FAIL"}  ${finding.text}${finding.fix ? `\n      fix: ${finding.fix}` : ""}`));
   return findings.every((finding) => finding.ok) ? 0 : 1;
 }
 
@@ -60,48 +69,53 @@ async function discovered(baseUrl: string | undefined, out: (line: string) => vo
   return found.candidates[0]!.spec;
 }
 
-async function probe(spec: ModelSpec, name: string, configured: ModelOptions, config: Config, workspaceRoot: string): Promise<Finding[]> {
+async function probe(spec: ModelSpec, name: string, configured: ModelOptions, place: ServerPlace): Promise<Finding[]> {
   if (spec.kind === "scripted") {
     const script = loadScript(spec.file);
     return [{ ok: true, text: `scripted model ${spec.file}: ${script.replies.length} replies, valid` }];
   }
-  if (spec.kind === "gguf") return probeOwnServer(spec, name, configured, config, workspaceRoot);
+  if (spec.kind === "gguf") return probeOwnServer(spec, name, configured, place);
   const options = ModelOptionsSchema.parse({ ...configured, max_tokens: 8 });
   const signal = AbortSignal.timeout(INFO_TIMEOUT_MS);
   const ask: Ask = async (url: string, body?: unknown) => {
     try {
-      return await fetchJson(url, body, signal);
+      return await fetchJson(url, body, signal, undefined, place.access);
     } catch (error) {
       return { status: 0, json: null, excerpt: (error as Error).message };
     }
   };
-  const server = spec.kind === "llamacpp" ? await llamaCppFindings(spec.baseUrl, ask) : await ollamaFindings(spec.baseUrl, spec.model, options, ask);
-  const findings = server.findings;
+  const server =
+    spec.kind === "llamacpp" ? await llamaCppFindings(spec.baseUrl, ask, place.access ?? NO_ACCESS) : spec.kind === "openai" ? await openAiFindings(spec.baseUrl, place, ask) : await ollamaFindings(spec.baseUrl, spec.model, options, ask);
+  const findings = [{ ok: true, text: keyLine(place.access ?? NO_ACCESS) }, ...server.findings];
   if (!server.reachable) return findings;
-  findings.push(await roundTrip(spec, name, options, signal));
-  const probeModel = createModel(spec, name, ModelOptionsSchema.parse({ ...configured, max_tokens: Math.min(PROBE_TOKENS, configured.max_tokens) }));
+  findings.push(await roundTrip(spec, name, options, place, signal));
+  const probeModel = createModel(spec, name, ModelOptionsSchema.parse({ ...configured, max_tokens: Math.min(PROBE_TOKENS, configured.max_tokens) }), undefined, place);
   findings.push(await toolCallProbe(probeModel, spec.kind, server.templateTools, AbortSignal.timeout(PROBE_TIMEOUT_MS)));
   return findings;
 }
 
-/** gguf: the server glassbox would start, started for the probes (its command line shown), then stopped. */
-async function probeOwnServer(spec: Extract<ModelSpec, { kind: "gguf" }>, name: string, options: ModelOptions, config: Config, workspaceRoot: string): Promise<Finding[]> {
-  const model = createModel(spec, name, options, undefined, { config, workspaceRoot }) as GgufModel;
+/**
+ * gguf: the server glassbox would start, started for the probes (its command line shown), then
+ * stopped. What createModel refuses (no binary, a file that is not a whole GGUF) is a usage
+ * error here as in `run`, exit 2; a server that starts and does not load is a FAIL like any probe.
+ */
+async function probeOwnServer(spec: Extract<ModelSpec, { kind: "gguf" }>, name: string, options: ModelOptions, place: ServerPlace): Promise<Finding[]> {
+  const model = createModel(spec, name, options, undefined, place) as GgufModel;
   const command: Finding = { ok: true, text: `llama-server command: ${serverCommand(model.launch, 0).join(" ").replace("--port 0", "--port PORT")} (PORT: a free one)` };
   try {
     const started = await model.start();
     const loaded: Finding = { ok: true, text: `started llama-server (pid ${started.pid}, port ${started.port}), model loaded in ${started.load_ms} ms; log ${started.log}` };
-    return [command, loaded, ...(await probe({ kind: "llamacpp", baseUrl: model.running!.url }, name, options, config, workspaceRoot))];
+    return [command, loaded, ...(await probe({ kind: "llamacpp", baseUrl: model.running!.url }, name, options, place))];
   } catch (error) {
-    return [command, { ok: false, text: `llama-server did not start: ${(error as Error).message}`, fix: "check the model file and the server's log" }];
+    return [command, { ok: false, text: `llama-server did not start: ${(error as Error).message}`, fix: "the log named above says why: a model this llama-server cannot load, or an argument of llama_server.args it does not know" }];
   } finally {
     await model.stop();
   }
 }
 
 /** One tiny request through the real adapter, timed. */
-async function roundTrip(spec: ModelSpec, name: string, options: ModelOptions, signal: AbortSignal): Promise<Finding> {
-  const model = createModel(spec, name, options);
+async function roundTrip(spec: ModelSpec, name: string, options: ModelOptions, place: ServerPlace, signal: AbortSignal): Promise<Finding> {
+  const model = createModel(spec, name, options, undefined, place);
   const started = performance.now();
   let text = "";
   try {
@@ -124,7 +138,7 @@ interface ServerFindings {
   templateTools: boolean | null;
 }
 
-async function llamaCppFindings(baseUrl: string, ask: Ask): Promise<ServerFindings> {
+async function llamaCppFindings(baseUrl: string, ask: Ask, access: ServerAccess): Promise<ServerFindings> {
   const health = await ask(`${baseUrl}/health`);
   if (health.status === 0) return { findings: [{ ok: false, text: `server not reachable: ${health.excerpt}`, fix: START_SERVER.llamacpp }], reachable: false, templateTools: null };
   const findings: Finding[] = [
@@ -133,6 +147,8 @@ async function llamaCppFindings(baseUrl: string, ask: Ask): Promise<ServerFindin
       : { ok: false, text: `server at ${baseUrl} is not ready (HTTP ${health.status}: ${health.excerpt})`, fix: "wait for the model to load, then run doctor again" },
   ];
   const models = await ask(`${baseUrl}/v1/models`);
+  const refused = keyRefusal(models.status, access);
+  if (refused) return { findings: [...findings, { ok: false, text: refused, fix: KEY_FIX }], reachable: false, templateTools: null };
   const names = (models.json?.data ?? []).map((model: { id: string }) => model.id);
   findings.push({ ok: names.length > 0, text: `models: ${names.join(", ") || "none listed"}`, fix: names.length ? undefined : "start llama-server with -m MODEL.gguf" });
   const props = await ask(`${baseUrl}/props`);
@@ -150,6 +166,23 @@ async function llamaCppFindings(baseUrl: string, ask: Ask): Promise<ServerFindin
       : { ok: true, text: `tool calls ${templateTools ? "supported by the chat template" : "not reported (assumed supported with --jinja)"}` },
   );
   return { findings, reachable: true, templateTools };
+}
+
+/** openai: the key, the models the server lists (which one is used), and whether it is llama.cpp. */
+async function openAiFindings(baseUrl: string, place: ServerPlace, ask: Ask): Promise<ServerFindings> {
+  const models = await ask(`${baseUrl}/v1/models`);
+  if (models.status === 0) return { findings: [{ ok: false, text: `server not reachable: ${models.excerpt}`, fix: "check the address, and --ca-file for a private CA" }], reachable: false, templateTools: null };
+  const refused = keyRefusal(models.status, place.access ?? NO_ACCESS);
+  if (refused) return { findings: [{ ok: false, text: refused, fix: KEY_FIX }], reachable: false, templateTools: null };
+  const listed: Array<{ id: string; owned_by?: string }> = Array.isArray(models.json?.data) ? models.json.data : [];
+  const named = place.modelName ?? place.config.model_name;
+  const using = named ?? (listed.length === 1 ? listed[0]!.id : null);
+  const served = listed.some((model) => model.owned_by === "llamacpp") ? "llama.cpp" : (listed[0]?.owned_by ?? "an OpenAI-compatible server");
+  const findings: Finding[] = [
+    { ok: models.status === 200, text: `server up at ${baseUrl} (${served}); models: ${listed.map((model) => model.id).join(", ") || "none listed"}` },
+    using ? { ok: true, text: `model: ${using}` } : { ok: false, text: `model: none chosen (${listed.length} listed)`, fix: "pass --model-name NAME (or \"model_name\" in glassbox.json)" },
+  ];
+  return { findings, reachable: using !== null, templateTools: null };
 }
 
 async function ollamaFindings(baseUrl: string, model: string, options: ModelOptions, ask: Ask): Promise<ServerFindings> {

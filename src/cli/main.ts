@@ -1,5 +1,6 @@
 #!/usr/bin/env bun
 import pkg from "../../package.json";
+import { redact } from "../trace/redact.ts";
 import { parseCli } from "./args.ts";
 import { helpFor } from "./help.ts";
 import { UsageError } from "../session/usage-error.ts";
@@ -57,7 +58,7 @@ export async function main(argv: string[]): Promise<number> {
     }
   } catch (error) {
     if (error instanceof UsageError) {
-      console.error(`glassbox: ${error.message}`);
+      console.error(redact(`glassbox: ${error.message}`));
       return 2;
     }
     throw error;

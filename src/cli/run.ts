@@ -1,6 +1,7 @@
+import { redact } from "../trace/redact.ts";
 import type { CliArgs } from "./args.ts";
 import type { Session } from "../session/session.ts";
-import { connectServers, openSession, startOwnServer, startRun } from "../session/session.ts";
+import { connectServers, openSession, prepareModel, startRun } from "../session/session.ts";
 import { formatEvent } from "./printer.ts";
 import { UsageError } from "../session/usage-error.ts";
 import { assembleMarked } from "../prompt/layers.ts";
@@ -28,7 +29,7 @@ export async function runHeadless(args: CliArgs, out: (line: string) => void = (
   try {
     // Headless nobody is asked: an untrusted server stays stopped, a quarantined tool unoffered.
     await connectServers(session, {}, args.strictPrompt);
-    await startOwnServer(session, undefined, interrupt.signal);
+    await prepareModel(session, undefined, interrupt.signal);
     return await runSession(args, session, saved, interrupt.signal, out);
   } finally {
     for (const name of signals) process.off(name, onSignal);
@@ -49,7 +50,7 @@ async function runSession(args: CliArgs, session: Session, saved: SavedSession, 
   for await (const event of run.events) {
     if (event.kind === "stop") status = event.status;
     const line = args.json ? (event.kind === "model_delta" ? null : JSON.stringify(event)) : formatEvent(event);
-    if (line !== null) out(line);
+    if (line !== null) out(redact(line));
   }
   if (!args.json) {
     out(`log: ${run.logPath}`);

@@ -1,4 +1,5 @@
 import { existsSync, readFileSync, renameSync, writeFileSync } from "node:fs";
+import { redact } from "../trace/redact.ts";
 import { basename, join, resolve } from "node:path";
 import { createHash } from "node:crypto";
 import { UsageError } from "../session/usage-error.ts";
@@ -57,7 +58,7 @@ export function planRuns<T>(tasks: T[], seeds: number[], shard: Shard | null): A
 /** Written through a rename, so a killed eval never leaves half a file. */
 export function writeJson(path: string, value: unknown): void {
   const temporary = `${path}.${process.pid}.tmp`;
-  writeFileSync(temporary, JSON.stringify(value, null, 2) + "\n");
+  writeFileSync(temporary, redact(JSON.stringify(value, null, 2)) + "\n");
   renameSync(temporary, path);
 }
 

@@ -1,5 +1,6 @@
 import { isLoopbackHttp, loopbackFetch } from "./loopback.ts";
 import { ModelError } from "./types.ts";
+import { NO_ACCESS, certificateProblem, requestHeaders, tlsOptions, type ServerAccess } from "./access.ts";
 
 /**
  * A fast server's body is read at most once every this many milliseconds: what arrived in between
@@ -30,6 +31,7 @@ export class ServerExchange {
     readonly url: string,
     private readonly idleMs: number,
     private readonly outer: AbortSignal,
+    private readonly access: ServerAccess = NO_ACCESS,
   ) {
     outer.addEventListener("abort", this.onOuterAbort, { once: true });
     if (outer.aborted) this.controller.abort();
@@ -46,10 +48,11 @@ export class ServerExchange {
       const request = {
         method: init.method,
         body: init.body,
-        headers: init.body !== undefined ? { "Content-Type": "application/json" } : undefined,
+        headers: { ...(init.body !== undefined ? { "Content-Type": "application/json" } : {}), ...requestHeaders(this.access) },
         signal: this.controller.signal,
       };
-      return await (init.reply && isLoopbackHttp(this.url) ? loopbackFetch(this.url, request) : fetch(this.url, request));
+      const tls = tlsOptions(this.access);
+      return await (init.reply && isLoopbackHttp(this.url) ? loopbackFetch(this.url, request) : fetch(this.url, tls ? { ...request, tls } : request));
     } catch (error) {
       throw this.translate(error);
     }
@@ -147,6 +150,8 @@ export class ServerExchange {
     if (this.stalled) {
       return new ModelError(`${this.url} sent nothing for ${Math.round(this.idleMs / 1000)}s: the server stalled (idle_timeout_seconds)`);
     }
+    const tlsProblem = certificateProblem(this.url, error);
+    if (tlsProblem) return new ModelError(tlsProblem);
     const code = (error as { code?: string }).code;
     if (code === "ECONNREFUSED" || code === "ConnectionRefused") {
       return new ModelError(`cannot reach ${this.url}: connection refused; is the server running (llama-server or ollama serve)?`);
@@ -160,8 +165,8 @@ export class ServerExchange {
 }
 
 /** GET or POST a small JSON endpoint (health, props, show, tags) with a short timeout. */
-export async function fetchJson(url: string, body: unknown | undefined, signal: AbortSignal, idleMs = 10_000): Promise<{ status: number; json: any; excerpt: string }> {
-  const exchange = new ServerExchange(url, idleMs, signal);
+export async function fetchJson(url: string, body: unknown | undefined, signal: AbortSignal, idleMs = 10_000, access: ServerAccess = NO_ACCESS): Promise<{ status: number; json: any; excerpt: string }> {
+  const exchange = new ServerExchange(url, idleMs, signal, access);
   const response = await exchange.send(body === undefined ? { method: "GET" } : { method: "POST", body: JSON.stringify(body) });
   if (!response.ok) return exchange.failure(response);
   return { status: response.status, json: await exchange.json(response), excerpt: "" };

@@ -5,6 +5,7 @@ import { fetchJson, ServerExchange } from "./http.ts";
 import { loggedReply } from "./logged-reply.ts";
 import { belowTopTier } from "../platform/jit.ts";
 import type { ModelOptions } from "./options.ts";
+import { NO_ACCESS, keyRefusal, type ServerAccess } from "./access.ts";
 import { ModelError, joinTextDeltas, type ModelClient, type ModelDelta, type ModelRequest, type ToolDeclaration } from "./types.ts";
 
 /**
@@ -25,19 +26,30 @@ export class LlamaCppModel implements ModelClient {
     private readonly baseUrl: string,
     private readonly options: ModelOptions,
     private readonly wire?: WireLog,
+    private readonly served: ServedBy = LLAMA_CPP,
   ) {}
 
+  /** llama.cpp's window per slot (/props); another server's, where its model list says (vLLM's max_model_len). */
   async contextSize(signal: AbortSignal): Promise<number | null> {
     if (this.contextTokens !== undefined) return this.contextTokens;
     try {
-      const props = await fetchJson(`${this.baseUrl}/props`, undefined, signal);
-      const n = props.json?.default_generation_settings?.n_ctx;
-      this.contextTokens = typeof n === "number" ? n : null;
+      this.contextTokens = this.served.llamaCpp ? await this.slotWindow(signal) : await this.listedWindow(signal);
     } catch (error) {
       if (signal.aborted) throw error;
       this.contextTokens = null;
     }
     return this.contextTokens;
+  }
+
+  private async slotWindow(signal: AbortSignal): Promise<number | null> {
+    const n = (await fetchJson(`${this.baseUrl}/props`, undefined, signal, undefined, this.served.access)).json?.default_generation_settings?.n_ctx;
+    return typeof n === "number" ? n : null;
+  }
+
+  private async listedWindow(signal: AbortSignal): Promise<number | null> {
+    const models = (await fetchJson(`${this.baseUrl}/v1/models`, undefined, signal, undefined, this.served.access)).json?.data;
+    const listed = Array.isArray(models) ? models.find((model: { id?: unknown }) => model.id === this.served.model) : null;
+    return typeof listed?.max_model_len === "number" ? listed.max_model_len : null;
   }
 
   /**
@@ -47,11 +59,11 @@ export class LlamaCppModel implements ModelClient {
    * messages are the same as the request's that follows, which is.
    */
   async countPromptTokens(messages: Message[], tools: ToolDeclaration[], signal: AbortSignal): Promise<number | null> {
-    if (!this.canCount) return null;
+    if (!this.canCount || !this.served.llamaCpp) return null;
     try {
-      const rendered = await fetchJson(`${this.baseUrl}/apply-template`, this.templateInput({ messages, tools, signal }), signal);
+      const rendered = await fetchJson(`${this.baseUrl}/apply-template`, this.templateInput({ messages, tools, signal }), signal, undefined, this.served.access);
       const prompt = rendered.json?.prompt;
-      const counted = typeof prompt === "string" ? await fetchJson(`${this.baseUrl}/tokenize`, { content: prompt }, signal) : null;
+      const counted = typeof prompt === "string" ? await fetchJson(`${this.baseUrl}/tokenize`, { content: prompt }, signal, undefined, this.served.access) : null;
       const tokens = counted?.json?.tokens;
       if (Array.isArray(tokens)) return tokens.length;
     } catch (error) {
@@ -68,7 +80,7 @@ export class LlamaCppModel implements ModelClient {
     const body = JSON.stringify(this.body(request, stream));
     let status = 0;
     const attempt = loggedReply(this.wire, url, body, () => status, async function* (this: LlamaCppModel) {
-      const exchange = new ServerExchange(url, this.options.idle_timeout_seconds * 1000, request.signal);
+      const exchange = new ServerExchange(url, this.options.idle_timeout_seconds * 1000, request.signal, this.served.access);
       const response = await exchange.send({ method: "POST", body, reply: true });
       status = response.status;
       if (!response.ok) throw this.httpError(url, await exchange.failure(response));
@@ -105,11 +117,12 @@ export class LlamaCppModel implements ModelClient {
     const o = this.options;
     const { chat_template_kwargs, ...rendered } = this.templateInput(request);
     return {
+      ...(this.served.model ? { model: this.served.model } : {}),
       ...rendered,
       stream,
       ...(stream ? { stream_options: { include_usage: true } } : {}),
       // llama-server reuses the previous prompt's KV cache up to the first change (its default, said explicitly).
-      cache_prompt: true,
+      ...(this.served.llamaCpp ? { cache_prompt: true } : {}),
       max_tokens: o.max_tokens,
       ...(o.temperature !== undefined ? { temperature: o.temperature } : {}),
       ...(o.seed !== undefined ? { seed: o.seed } : {}),
@@ -119,6 +132,8 @@ export class LlamaCppModel implements ModelClient {
   }
 
   private httpError(url: string, failure: { status: number; excerpt: string; json: any }): Error {
+    const refused = keyRefusal(failure.status, this.served.access);
+    if (refused) return new ModelError(refused);
     const error = failure.json?.error;
     if (error?.type === "exceed_context_size_error") {
       return new ModelError(
@@ -132,6 +147,20 @@ export class LlamaCppModel implements ModelClient {
 }
 
 class ToolsNeedNoStream extends Error {}
+
+/**
+ * Who serves the OpenAI-compatible API: llama.cpp gets its extras (the prompt cache flag, /props,
+ * counting the prompt); any other server (vLLM, SGLang, LM Studio…) is sent the model's name,
+ * which it needs, and nothing of llama.cpp's own.
+ */
+export interface ServedBy {
+  llamaCpp: boolean;
+  /** The `model` field of each request (openai:); absent for llama-server, which serves one. */
+  model?: string;
+  access: ServerAccess;
+}
+
+export const LLAMA_CPP: ServedBy = { llamaCpp: true, access: NO_ACCESS };
 
 function openAiMessage(message: Message): Record<string, unknown> {
   switch (message.role) {

@@ -1,4 +1,5 @@
 import { renameSync, writeFileSync } from "node:fs";
+import { redact } from "../trace/redact.ts";
 import { ReplyBuilder } from "../core/reply.ts";
 import { serverQuestionsOf, type ModelClient, type ModelDelta, type ModelRequest } from "./types.ts";
 import type { ScriptedReply } from "./scripted.ts";
@@ -52,7 +53,7 @@ export class RecordingModel implements ModelClient {
 
   private save(): void {
     const temporary = `${this.file}.tmp-${process.pid}`;
-    writeFileSync(temporary, JSON.stringify({ replies: this.replies }, null, 2) + "\n");
+    writeFileSync(temporary, redact(JSON.stringify({ replies: this.replies }, null, 2)) + "\n");
     renameSync(temporary, this.file);
   }
 }

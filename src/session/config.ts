@@ -59,6 +59,12 @@ export const ConfigSchema = z
     text_tool_calls: z.boolean().default(true),
     /** The llama-server glassbox starts for a `gguf:` model: which binary, and arguments of the person's own. */
     llama_server: LlamaServerConfigSchema.default({ args: [] }),
+    /** openai: the model's name on the server (absent: the one it lists, when it lists one). */
+    model_name: z.string().min(1).optional(),
+    /** The environment variable that holds the server's key (never the key itself). */
+    api_key_env: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, "an environment variable's name").optional(),
+    /** A PEM file of CA certificates trusted besides the system's, for a server behind a private CA. */
+    ca_file: z.string().min(1).optional(),
   })
   .strict()
   .superRefine((config, context) => {
@@ -85,7 +91,15 @@ export function loadConfig(explicit: string | undefined, workspaceRoot: string):
   } catch (error) {
     throw new UsageError(`config file ${path} is not valid JSON (${(error as Error).message}); fix the file`);
   }
+  refuseKeyInFile(raw, path);
   return { config: parseWith(ConfigSchema, raw, `config file ${path}`), source: path };
+}
+
+/** A key written into a config file would end up in commits and backups: it is refused, and never echoed. */
+function refuseKeyInFile(raw: unknown, path: string): void {
+  if (raw && typeof raw === "object" && "api_key" in raw) {
+    throw new UsageError(`config file ${path} sets "api_key": glassbox reads keys only from the environment, never from a file; remove it and set GLASSBOX_API_KEY (or the variable "api_key_env" names)`);
+  }
 }
 
 /**

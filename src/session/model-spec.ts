@@ -10,6 +10,8 @@ import type { ModelOptions } from "../model/options.ts";
 import type { WireLog } from "../trace/wire-log.ts";
 import { parseWith, type Config } from "./config.ts";
 import { GgufModel } from "../model/gguf-model.ts";
+import { OpenAiModel } from "../model/openai.ts";
+import { NO_ACCESS, type ServerAccess } from "../model/access.ts";
 import { ggufLaunch } from "./llama-server-launch.ts";
 import { UsageError } from "./usage-error.ts";
 
@@ -33,15 +35,20 @@ export type ModelSpec =
   | { kind: "llamacpp"; baseUrl: string }
   | { kind: "ollama"; model: string; baseUrl: string }
   /** A GGUF file: glassbox starts llama-server for it. `path` is absolute, `~` expanded. */
-  | { kind: "gguf"; path: string };
+  | { kind: "gguf"; path: string }
+  /** Any OpenAI chat-completions server; `baseUrl` without a trailing /v1. */
+  | { kind: "openai"; baseUrl: string };
 
-const SPEC_HELP = "use scripted:FILE, llamacpp[:BASE_URL], ollama:MODEL or gguf:PATH (a bare path ending in .gguf also works)";
+const SPEC_HELP = "use scripted:FILE, llamacpp[:BASE_URL], ollama:MODEL, openai:BASE_URL or gguf:PATH (a bare path ending in .gguf also works)";
 
 export function parseModelSpec(spec: string, baseUrl?: string, env: Env = process.env): ModelSpec {
   if (/\.gguf$/i.test(spec) && !spec.startsWith("gguf:")) return { kind: "gguf", path: expandPath(spec, env) };
   const [kind, ...rest] = spec.split(":");
   const value = rest.join(":");
   switch (kind) {
+    case "openai":
+      if (!value && !baseUrl) throw new UsageError(`model spec "${spec}" names no server; for example openai:https://gpu-box.example:8000/v1`);
+      return { kind, baseUrl: checkUrl(value || baseUrl!, spec, "").replace(/\/v1$/, "") };
     case "gguf":
       if (!value) throw new UsageError(`model spec "${spec}" names no file; for example gguf:~/models/qwen2.5-coder-7b-instruct-q4_k_m.gguf`);
       return { kind, path: expandPath(value, env) };
@@ -91,12 +98,15 @@ export function loadScript(file: string) {
   return parseWith(ScriptSchema, raw, `scripted-model file ${file}`);
 }
 
-/** Where a `gguf:` model's server runs from: the config (binary, arguments, window) and the workspace (its log). */
+/** Where a `gguf:` model's server runs from (the config, the workspace for its log), and how any server is reached. */
 export interface ServerPlace {
   config: Config;
   workspaceRoot: string;
   /** Parallel slots: eval --jobs N serves N runs from one server. */
   slots?: number;
+  access?: ServerAccess;
+  /** openai: the model's name on the server (--model-name, else the config's). */
+  modelName?: string;
 }
 
 export function createModel(spec: ModelSpec, name: string, options: ModelOptions, wire?: WireLog, place?: ServerPlace): ModelClient {
@@ -107,7 +117,9 @@ export function createModel(spec: ModelSpec, name: string, options: ModelOptions
     case "scripted":
       return new ScriptedModel(name, loadScript(spec.file));
     case "llamacpp":
-      return new LlamaCppModel(name, spec.baseUrl, options, wire);
+      return new LlamaCppModel(name, spec.baseUrl, options, wire, { llamaCpp: true, access: place?.access ?? NO_ACCESS });
+    case "openai":
+      return new OpenAiModel(name, spec.baseUrl, place?.modelName ?? place?.config.model_name, options, place?.access ?? NO_ACCESS, wire);
     case "ollama":
       return new OllamaModel(name, spec.model, spec.baseUrl, options, wire);
   }

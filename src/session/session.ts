@@ -1,5 +1,7 @@
 import { windowOf } from "../model/options.ts";
-import { GgufModel } from "../model/gguf-model.ts";
+import { GgufModel, type ServerStarted } from "../model/gguf-model.ts";
+import { serverAccess, type AccessArgs } from "./server-access.ts";
+import { ModelChoiceError, OpenAiModel } from "../model/openai.ts";
 import { ServerStartError, type LoadProgress } from "../model/llama-server-process.ts";
 import { statSync } from "node:fs";
 import { relative, resolve } from "node:path";
@@ -46,6 +48,8 @@ export interface Session {
   chooseModel(spec: string): void;
   /** The llama-server glassbox runs for a gguf: model (null for every other model); started by startOwnServer. */
   readonly ownServer: GgufModel | null;
+  /** An openai: model, whose server is asked which model to use before the first run (prepareModel). */
+  readonly served: OpenAiModel | null;
   checkpoint: Checkpoint;
   offerTools: boolean;
   clock: Clock;
@@ -64,10 +68,12 @@ export interface Session {
 }
 
 /** What a session is opened from: the command line's options (CliArgs fits), or eval's per-run copy of them. */
-export interface SessionArgs {
+export interface SessionArgs extends AccessArgs {
   /** "tui" paces the demo model like a real one; anything else plays it at once. */
   command: string;
   model?: string;
+  /** openai: the model's name on the server. */
+  modelName?: string;
   baseUrl?: string;
   workspace?: string;
   config?: string;
@@ -125,12 +131,14 @@ export function openSession(args: SessionArgs, approver?: Approver, clock: Clock
   const spec = args.model ?? config.model ?? null;
   const wire = new WireLog(wireLogPath(workspace.root));
   let ownServer: GgufModel | null = null;
+  let served: OpenAiModel | null = null;
   const modelFor = (spec: string): ModelClient => {
     // The demo's model is built in; in the TUI it streams at a model's pace.
-    const model = spec === DEMO_MODEL ? demoModel(args.command === "tui" ? DEMO_PACE_MS : 0) : createModel(parseModelSpec(spec, args.baseUrl), spec, config.model_options, wire, { config, workspaceRoot: workspace.root });
+    const model = spec === DEMO_MODEL ? demoModel(args.command === "tui" ? DEMO_PACE_MS : 0) : modelOf(spec, args, config, workspace.root, wire);
     // The server of the model this replaces is stopped: one llama-server per session.
     void ownServer?.stop();
     ownServer = model instanceof GgufModel ? model : null;
+    served = model instanceof OpenAiModel ? model : null;
     // Outside the recorder: a recording keeps the raw text, and replaying it recovers the calls again.
     const recorded = args.record ? recording(model, resolve(args.record)) : model;
     return (args.textToolCalls ?? config.text_tool_calls) ? new TextCallModel(recorded) : recorded;
@@ -171,6 +179,9 @@ export function openSession(args: SessionArgs, approver?: Approver, clock: Clock
     get ownServer() {
       return ownServer;
     },
+    get served() {
+      return served;
+    },
     checkpoint,
     offerTools: args.offerTools,
     clock,
@@ -186,19 +197,41 @@ export function openSession(args: SessionArgs, approver?: Approver, clock: Clock
 
 /**
  * Starts the llama-server of a gguf: model, before the first run, and says so in a server_start
- * event (said with the run's first events). Nothing for other models. A server that cannot
- * start or load is a usage error: nothing has run.
+ * event (said with the run's first events), which it returns. Nothing (null) for other models
+ * or a server already running. A server that cannot start or load is a usage error: nothing has run.
  */
-export async function startOwnServer(session: Session, onProgress?: LoadProgress, signal?: AbortSignal): Promise<void> {
+export async function startOwnServer(session: Session, onProgress?: LoadProgress, signal?: AbortSignal): Promise<ServerStarted | null> {
   const server = session.ownServer;
-  if (!server || server.running) return;
+  if (!server || server.running) return null;
   try {
     const started = await server.start(onProgress, signal);
     session.pending.push({ kind: "server_start", ...started, log: relative(session.workspace.root, started.log) });
+    return started;
   } catch (error) {
     if (error instanceof ServerStartError) throw new UsageError(error.message);
     throw error;
   }
+}
+
+/**
+ * What a model needs before the first run: a gguf: model's server started, an openai: model's
+ * name chosen from what its server lists (several and none named: a usage error listing them,
+ * nothing sent). A server that cannot be reached or refuses the key is left for the run to say.
+ */
+export async function prepareModel(session: Session, onProgress?: LoadProgress, signal?: AbortSignal): Promise<void> {
+  await startOwnServer(session, onProgress, signal);
+  try {
+    await session.served?.prepare(signal ?? new AbortController().signal);
+  } catch (error) {
+    if (error instanceof ModelChoiceError) throw new UsageError(error.message);
+  }
+}
+
+/** A spec's model, with where its server runs and how it is reached (the key, the TLS it trusts). */
+function modelOf(spec: string, args: SessionArgs, config: Config, workspaceRoot: string, wire: WireLog): ModelClient {
+  const parsed = parseModelSpec(spec, args.baseUrl);
+  const access = serverAccess(args, config, parsed.kind === "openai");
+  return createModel(parsed, spec, config.model_options, wire, { config, workspaceRoot, access, modelName: args.modelName });
 }
 
 /**

@@ -1,4 +1,5 @@
 import { appendFileSync, closeSync, existsSync, openSync, readdirSync, readFileSync, readSync, statSync } from "node:fs";
+import { redact } from "../trace/redact.ts";
 import { dirname, join } from "node:path";
 import { glassboxFolder, makeGlassboxFolder } from "../platform/glassbox-folder.ts";
 import { z } from "zod";
@@ -307,7 +308,7 @@ export class SavedSession {
 
   private append(line: object): void {
     if (!this.opened) this.open();
-    appendFileSync(this.path, JSON.stringify(line) + "\n");
+    appendFileSync(this.path, redact(JSON.stringify(line)) + "\n");
   }
 
   private open(): void {

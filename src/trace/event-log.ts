@@ -1,4 +1,5 @@
 import { appendFileSync } from "node:fs";
+import { redact } from "./redact.ts";
 import { dirname } from "node:path";
 import { glassboxFolder, makeGlassboxFolder } from "../platform/glassbox-folder.ts";
 import type { AgentEvent } from "../core/events.ts";
@@ -21,7 +22,7 @@ export class EventLog {
 
   write(event: AgentEvent): void {
     if (event.kind === "model_delta") return;
-    appendFileSync(this.path, JSON.stringify(event) + "\n");
+    appendFileSync(this.path, redact(JSON.stringify(event)) + "\n");
   }
 }
 

@@ -1,4 +1,5 @@
 import { appendFileSync, readFileSync, existsSync } from "node:fs";
+import { redact } from "./redact.ts";
 import { dirname } from "node:path";
 import { glassboxFolder, makeGlassboxFolder } from "../platform/glassbox-folder.ts";
 
@@ -53,7 +54,7 @@ export class WireLog {
   private append(line: string): void {
     // Made on first use, so a command that fails its checks leaves nothing behind.
     if (!this.ready) makeGlassboxFolder(dirname(this.path)), (this.ready = true);
-    appendFileSync(this.path, line + "\n");
+    appendFileSync(this.path, redact(line) + "\n");
   }
 }
 

@@ -629,7 +629,8 @@ async function startOnce(found: LlamaServerCommand, options: LlamaServerOptions)
   closeSync(logFd);
   const ownLog = options.log ? null : log;
   const stop = stopper(child, watchdog(child.pid, ownLog), ownLog);
-  const url = `http://127.0.0.1:${port}`;
+  // With --ssl-cert-file the server speaks only HTTPS (a test's own CA signed it: not checked here).
+  const url = `${options.args?.includes("--ssl-cert-file") ? "https" : "http"}://127.0.0.1:${port}`;
   try {
     await waitHealthy(url, child, log, options.timeoutMs ?? 60_000);
   } catch (error) {
@@ -655,7 +656,7 @@ async function waitHealthy(url: string, child: Bun.Subprocess, log: string, time
       const message = `llama-server exited (${child.exitCode ?? child.signalCode}) before it was ready:\n${tail(output, 15)}`;
       throw /couldn't bind|address already in use/i.test(output) ? new PortTaken(message) : new Error(message);
     }
-    const health = await fetch(`${url}/health`, { signal: AbortSignal.timeout(2_000) }).catch(() => null);
+    const health = await fetch(`${url}/health`, { signal: AbortSignal.timeout(2_000), tls: { rejectUnauthorized: false } }).catch(() => null);
     const status = health?.ok ? ((await health.json().catch(() => ({}))) as { status?: string }).status : undefined;
     if (status === "ok") return;
     await Bun.sleep(100);

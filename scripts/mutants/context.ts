@@ -77,7 +77,7 @@ export const MUTANTS: Mutant[] = [
   {
     name: "cache_prompt not sent to llama.cpp",
     file: "src/model/llamacpp.ts",
-    find: "      cache_prompt: true,\n",
+    find: "      ...(this.served.llamaCpp ? { cache_prompt: true } : {}),\n",
     replace: "",
   },
 ];

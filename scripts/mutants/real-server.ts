@@ -5,14 +5,14 @@ export const MUTANTS: Mutant[] = [
   {
     name: "a cut-off call goes back to the server as the fragment it was",
     file: "src/core/loop.ts",
-    find: "tool_calls: replayableCalls(reply.tool_calls)",
+    find: "tool_calls: replayableCalls(reply.tool_calls, screened)",
     replace: "tool_calls: reply.tool_calls",
   },
   {
     name: "a call cut off at the cap is refused without saying so",
     file: "src/core/loop.ts",
-    find: "oversized ?? cutOffCall(call, reply, replyTokenCap)",
-    replace: "oversized",
+    find: "oversized ?? hostile ?? cutOffCall(call, reply, replyTokenCap)",
+    replace: "oversized ?? hostile",
   },
   {
     name: "a reply cut off with no call counts as an answer",
@@ -53,7 +53,7 @@ export const MUTANTS: Mutant[] = [
   {
     name: "llama.cpp's prompt count is never asked",
     file: "src/model/llamacpp.ts",
-    find: "    if (!this.canCount) return null;",
+    find: "    if (!this.canCount || !this.served.llamaCpp) return null;",
     replace: "    return null;",
   },
 ];

@@ -5,8 +5,8 @@ export const MUTANTS: Mutant[] = [
   {
     name: "text calls: bare JSON not recognised",
     file: "src/model/text-calls/json.ts",
-    find: "    const calls = callsFromValue(value, tools);\n    return calls ? { start, calls } : null;",
-    replace: "    return null;",
+    find: "  const calls = callsFromValue(value, tools);\n  return calls ? { start, calls } : null;",
+    replace: "  return null;",
   },
   {
     name: "text calls: <tool_call> blocks not recognised",
@@ -53,14 +53,14 @@ export const MUTANTS: Mutant[] = [
   {
     name: "text calls: a call quoted in the middle of prose is taken (JSON from any line)",
     file: "src/model/text-calls/json.ts",
-    find: "  const line = /^[ \\t]*([{[])/gm;",
-    replace: "  const line = /()([{[])/g;",
+    find: "if (start === null || !atLineStart(text, start)) return null;",
+    replace: "if (start === null) return null;",
   },
   {
     name: "text calls: <function=…> inside a line of prose is taken",
     file: "src/model/text-calls/function-xml.ts",
-    find: "    if (!atLineStart(text, start)) continue;\n",
-    replace: "",
+    find: "    if (start <= failedAt || !atLineStart(text, start)) continue;\n",
+    replace: "    if (start <= failedAt) continue;\n",
   },
   {
     name: "text calls: prose after the calls is ignored",

@@ -17,8 +17,8 @@ export const MUTANTS: Mutant[] = [
   {
     name: "ignore negation dropped",
     file: "src/tools/tree/ignore-rules.ts",
-    find: "ignore({ ignorecase: IGNORE_CASE }).add(text)",
-    replace: 'ignore({ ignorecase: IGNORE_CASE }).add(text.replace(/^!.*$/gm, ""))',
+    find: "ignore({ ignorecase: IGNORE_CASE }).add(asBytes(text))",
+    replace: 'ignore({ ignorecase: IGNORE_CASE }).add(asBytes(text.replace(/^!.*$/gm, "")))',
   },
   {
     name: "a deeper .gitignore's negation loses to a shallower line",

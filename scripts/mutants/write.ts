@@ -11,7 +11,7 @@ export const MUTANTS: Mutant[] = [
   {
     name: "mode lost",
     file: "src/tools/file-write.ts",
-    find: "if (mode !== null) chmodSync(temporary, mode);",
+    find: "if (mode !== null) chmodSync(temporary.path, mode);",
     replace: "",
   },
   {
@@ -71,8 +71,8 @@ export const MUTANTS: Mutant[] = [
   {
     name: "deletes not saved for undo",
     file: "src/tools/file-write.ts",
-    find: 'journaled(context, "delete_file", file, null, () => unlinkSync(file.real));',
-    replace: "unlinkSync(file.real);",
+    find: 'journaled(context, [["delete_file", file, null]],',
+    replace: "journaled(context, [],",
   },
   {
     name: "a deleted link takes its target",

@@ -138,9 +138,15 @@ interface ServerFindings {
   templateTools: boolean | null;
 }
 
+/** A server that did not answer; a certificate it could not check is fixed by its CA, not by starting a server. */
+function unreachable(why: string, fix: string): ServerFindings {
+  const certificate = / over TLS: /.test(why);
+  return { findings: [{ ok: false, text: `server not reachable: ${why}`, fix: certificate ? "trust the CA that signed the server's certificate with --ca-file FILE" : fix }], reachable: false, templateTools: null };
+}
+
 async function llamaCppFindings(baseUrl: string, ask: Ask, access: ServerAccess): Promise<ServerFindings> {
   const health = await ask(`${baseUrl}/health`);
-  if (health.status === 0) return { findings: [{ ok: false, text: `server not reachable: ${health.excerpt}`, fix: START_SERVER.llamacpp }], reachable: false, templateTools: null };
+  if (health.status === 0) return unreachable(health.excerpt, START_SERVER.llamacpp);
   const findings: Finding[] = [
     health.status === 200
       ? { ok: true, text: `server up at ${baseUrl} (health: ${health.json?.status ?? "ok"})` }
@@ -171,7 +177,7 @@ async function llamaCppFindings(baseUrl: string, ask: Ask, access: ServerAccess)
 /** openai: the key, the models the server lists (which one is used), and whether it is llama.cpp. */
 async function openAiFindings(baseUrl: string, place: ServerPlace, ask: Ask): Promise<ServerFindings> {
   const models = await ask(`${baseUrl}/v1/models`);
-  if (models.status === 0) return { findings: [{ ok: false, text: `server not reachable: ${models.excerpt}`, fix: "check the address, and --ca-file for a private CA" }], reachable: false, templateTools: null };
+  if (models.status === 0) return unreachable(models.excerpt, "check the address, and --ca-file for a private CA");
   const refused = keyRefusal(models.status, place.access ?? NO_ACCESS);
   if (refused) return { findings: [{ ok: false, text: refused, fix: KEY_FIX }], reachable: false, templateTools: null };
   const listed: Array<{ id: string; owned_by?: string }> = Array.isArray(models.json?.data) ? models.json.data : [];
@@ -187,7 +193,7 @@ async function openAiFindings(baseUrl: string, place: ServerPlace, ask: Ask): Pr
 
 async function ollamaFindings(baseUrl: string, model: string, options: ModelOptions, ask: Ask): Promise<ServerFindings> {
   const tags = await ask(`${baseUrl}/api/tags`);
-  if (tags.status === 0) return { findings: [{ ok: false, text: `server not reachable: ${tags.excerpt}`, fix: START_SERVER.ollama }], reachable: false, templateTools: null };
+  if (tags.status === 0) return unreachable(tags.excerpt, START_SERVER.ollama);
   const findings: Finding[] = [{ ok: tags.status === 200, text: `server up at ${baseUrl}` }];
   const names: string[] = (tags.json?.models ?? []).map((entry: { name: string }) => entry.name);
   const pulled = names.includes(model) || names.includes(`${model}:latest`);

@@ -4,10 +4,12 @@ import type { CliArgs } from "./args.ts";
 import { UsageError } from "../session/usage-error.ts";
 import { ConfigSchema, parseWith } from "../session/config.ts";
 import { loadTasks, type Task } from "../eval/task.ts";
-import { readVerdict, runFolder, runOne, type RunVerdict } from "../eval/runner.ts";
+import { readVerdict, runFolder, runOne, type RunVerdict, type ServerReach } from "../eval/runner.ts";
+import { INSECURE_TLS_WARNING } from "../model/access.ts";
 import { compareTable, resultsTable } from "../eval/report.ts";
 import { inParallel } from "../eval/pool.ts";
 import { EvalProgress, type ProgressSink } from "../eval/progress.ts";
+import { startArmServers, type ArmServers } from "../eval/own-servers.ts";
 import { ARMS, MANIFEST, RESULTS, mergeArms, planRuns, readManifest, readVerdicts, taskDigest, writeJson, type ArmResults, type Manifest } from "../eval/results.ts";
 
 /** One arm being run: its folder, what it runs with, its tasks and the runs it owes. */
@@ -36,7 +38,8 @@ export async function evaluate(
   const arms = args.resumeEval ? resumeArms(args) : args.replay ? replayArm(args) : newArms(args);
   const interrupt = stop ? { signal: stop, close: () => {} } : onInterrupt();
   try {
-    await runArms(arms, args.jobs, progress, interrupt.signal);
+    if (args.insecureTls) progress.write(`glassbox: ${INSECURE_TLS_WARNING}\n`);
+    await runArms(arms, args.jobs, progress, interrupt.signal, { modelName: args.modelName, apiKeyEnv: args.apiKeyEnv, caFile: args.caFile, insecureTls: args.insecureTls });
   } finally {
     interrupt.close();
   }
@@ -175,24 +178,55 @@ function startArm(folder: string, manifest: Manifest, tasks: Task[], plan: Array
   return { folder, manifest, tasks: [...copies.values()], plan: plan.map(([task, seed]) => [copies.get(task.name)!, seed]) };
 }
 
-/** Every run not yet finished, all arms together, `jobs` at once; results.json rewritten as each lands. */
-async function runArms(arms: ArmRun[], jobs: number, sink: ProgressSink, stop: AbortSignal): Promise<void> {
+/**
+ * Every run not yet finished, all arms together, `jobs` at once; results.json rewritten as each
+ * lands. The llama-servers of gguf: arms are started once before the runs and stopped after them.
+ */
+async function runArms(arms: ArmRun[], jobs: number, sink: ProgressSink, stop: AbortSignal, reach: ServerReach): Promise<void> {
   const finished = arms.map((arm) => new Map(arm.plan.flatMap(([task, seed]) => {
     const verdict = readVerdict(arm.folder, task.name, seed);
     return verdict ? [[`${task.name}#${seed}`, verdict] as const] : [];
   })));
   const todo = arms.flatMap((arm, which) => arm.plan.filter(([task, seed]) => !finished[which]!.has(`${task.name}#${seed}`)).map(([task, seed]) => ({ which, task, seed })));
   const carried = finished.flatMap((map) => [...map.values()]);
-  const progress = new EvalProgress(carried.length + todo.length, sink, undefined, { finished: carried.length, passed: carried.filter((verdict) => verdict.passed).length });
   arms.forEach((arm, which) => writeResults(arm, finished[which]!));
+  const servers = await serversFor(arms, todo.length, jobs, sink, stop);
+  if (!servers) return;
+  const progress = new EvalProgress(carried.length + todo.length, sink, undefined, { finished: carried.length, passed: carried.filter((verdict) => verdict.passed).length });
+  try {
+    await runAll(arms, todo, servers.specs, jobs, stop, reach, (verdict, which) => {
+      finished[which]!.set(`${verdict.task}#${verdict.seed}`, verdict);
+      writeResults(arms[which]!, finished[which]!);
+      progress.ran(verdict.passed);
+    });
+  } finally {
+    await servers.stop();
+  }
+}
+
+/** The llama-servers of the gguf: arms, for the runs owed; null when Ctrl-C came while a model loaded (nothing ran). */
+async function serversFor(arms: ArmRun[], owed: number, jobs: number, sink: ProgressSink, stop: AbortSignal): Promise<ArmServers | null> {
+  if (owed === 0) return { specs: arms.map((arm) => arm.manifest.model), stop: async () => {} };
+  try {
+    // A slot per run at once and no more: each slot holds a window of memory.
+    return await startArmServers(arms, Math.min(jobs, owed), (line) => sink.write(`${line}\n`), stop);
+  } catch (error) {
+    if (stop.aborted) return null;
+    throw error;
+  }
+}
+
+/** The runs owed, `jobs` at once, each arm's against the model `specs` names for it; `landed` hears each verdict. */
+async function runAll(arms: ArmRun[], todo: Array<{ which: number; task: Task; seed: number }>, specs: string[], jobs: number, stop: AbortSignal, reach: ServerReach, landed: (verdict: RunVerdict, which: number) => void): Promise<void> {
   await inParallel(
     todo,
     jobs,
     ({ which, task, seed }) => {
       const arm = arms[which]!;
       return runOne(task, seed, {
-        model: arm.manifest.model,
+        model: specs[which]!,
         baseUrl: arm.manifest.base_url,
+        reach,
         armConfig: arm.manifest.config,
         out: arm.folder,
         replies: arm.manifest.replay ? join(runFolder(arm.manifest.replay, task.name, seed), "replies.json") : undefined,
@@ -201,11 +235,7 @@ async function runArms(arms: ArmRun[], jobs: number, sink: ProgressSink, stop: A
       });
     },
     (verdict, index) => {
-      if (!verdict) return; // stopped: nothing to keep
-      const { which } = todo[index]!;
-      finished[which]!.set(`${verdict.task}#${verdict.seed}`, verdict);
-      writeResults(arms[which]!, finished[which]!);
-      progress.ran(verdict.passed);
+      if (verdict) landed(verdict, todo[index]!.which); // stopped: nothing to keep
     },
     stop,
   );

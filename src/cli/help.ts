@@ -28,10 +28,14 @@ const USAGES: Usage[] = [
 ];
 
 const OPTIONS = `Options (TUI and run):
-  --model SPEC        scripted:FILE, llamacpp[:BASE_URL], ollama:MODEL
+  --model SPEC        scripted:FILE, llamacpp[:BASE_URL], ollama:MODEL, openai:BASE_URL, gguf:PATH
                       (default: config, else what answers: llama.cpp at 127.0.0.1:8080 and
                       Ollama at OLLAMA_HOST; the TUI offers a picker, run needs exactly one)
   --base-url URL      server address for ollama: (default OLLAMA_HOST) or llamacpp
+  --model-name NAME   (openai:) the model to ask for, when the server lists several
+  --api-key-env NAME  the environment variable holding the server's key (default GLASSBOX_API_KEY)
+  --ca-file FILE      trust this CA's certificates besides the system's (a server behind a private CA)
+  --insecure-tls      check no server certificate (said at the start and on the status line)
   --workspace DIR     the only folder the file tools may touch (default: current directory)
   --config FILE       JSON config (default: glassbox.json in the workspace, if present)
   --allow RULE        approve matching calls without asking; RULE is TOOL or TOOL:GLOB (repeatable)
@@ -52,6 +56,9 @@ const OPTIONS = `Options (TUI and run):
 Environment:
   OLLAMA_HOST            where Ollama is (as Ollama reads it; default 127.0.0.1:11434)
   GLASSBOX_LLAMACPP_URL  where llama.cpp is (default http://127.0.0.1:8080)
+  GLASSBOX_API_KEY       the server's key, sent as a bearer token (openai: also reads OPENAI_API_KEY);
+                         keys are read only from the environment, never from glassbox.json
+  NODE_EXTRA_CA_CERTS    a PEM file of more CAs to trust, as --ca-file
 
 Exit codes of run: 0 completed, 1 any other stop status, 2 usage or config error.
 `;

@@ -32,6 +32,8 @@ export function formatEvent(event: AgentEvent): string | null {
       return `started llama-server (pid ${event.pid}, port ${event.port}), model loaded in ${(event.load_ms / 1000).toFixed(1)}s; log ${event.log}\n  ${event.command.join(" ")}`;
     case "model_notice":
       return `[${event.step}] note: ${event.text}`;
+    case "model_retry":
+      return `[${event.step}] reconnecting (attempt ${event.attempt}): ${event.reason}`;
     case "truncation_suspected":
       return `[${event.step}] warning: the server counted ${event.reported_prompt_tokens} prompt tokens but about ${event.estimated_prompt_tokens} were sent; it probably cut the front of the prompt (raise num_ctx)`;
     case "tool_call": {

@@ -1,4 +1,6 @@
 import { redact } from "../trace/redact.ts";
+import { HANG_UPS } from "../platform/hang-ups.ts";
+import { INSECURE_TLS_WARNING } from "../model/access.ts";
 import type { CliArgs } from "./args.ts";
 import type { Session } from "../session/session.ts";
 import { connectServers, openSession, prepareModel, startRun } from "../session/session.ts";
@@ -18,24 +20,41 @@ export async function runHeadless(args: CliArgs, out: (line: string) => void = (
   const session = openSession(args);
   const saved = openSaved(session, args);
   // On stderr, so stdout stays the event stream.
+  if (session.insecureTls) console.error(`glassbox: ${INSECURE_TLS_WARNING}`);
   if (saved.restored) for (const note of restoreNotes(saved.restored)) console.error(`glassbox: ${note}`);
   // No --model and none in the config: whatever answers, when exactly one model does.
-  if (session.spec === null) session.chooseModel(onlyCandidate(await findModels(args.baseUrl)).spec);
-  // Ctrl-C, SIGTERM and a closed terminal (SIGHUP) stop the run as Esc stops a TUI run: the stop event is written, the server stopped.
+  if (session.spec === null) {
+    const found = onlyCandidate(await findModels(args.baseUrl));
+    session.chooseModel(found.spec, found.modelName);
+  }
   const interrupt = new AbortController();
-  const onSignal = () => interrupt.abort();
-  const signals = ["SIGINT", "SIGTERM", "SIGHUP"] as const;
-  for (const name of signals) process.once(name, onSignal);
+  const stopListening = stopOnSignals(interrupt);
   try {
     // Headless nobody is asked: an untrusted server stays stopped, a quarantined tool unoffered.
     await connectServers(session, {}, args.strictPrompt);
     await prepareModel(session, undefined, interrupt.signal);
     return await runSession(args, session, saved, interrupt.signal, out);
   } finally {
-    for (const name of signals) process.off(name, onSignal);
     await session.mcp.close();
     await session.ownServer?.stop();
+    stopListening();
   }
+}
+
+/**
+ * Ctrl-C, SIGTERM and a closed terminal (SIGHUP) stop the run as Esc stops a TUI run: the check's
+ * or command's processes killed, its temp folder removed, the stop event written, the servers
+ * stopped. Hang-ups are answered so until glassbox has ended (HANG_UPS says why); a second Ctrl-C
+ * is the person's way to quit at once.
+ */
+function stopOnSignals(interrupt: AbortController): () => void {
+  const onSignal = () => interrupt.abort();
+  process.once("SIGINT", onSignal);
+  for (const name of HANG_UPS) process.on(name, onSignal);
+  return () => {
+    process.off("SIGINT", onSignal);
+    for (const name of HANG_UPS) process.off(name, onSignal);
+  };
 }
 
 async function runSession(args: CliArgs, session: Session, saved: SavedSession, signal: AbortSignal, out: (line: string) => void): Promise<number> {
@@ -49,6 +68,8 @@ async function runSession(args: CliArgs, session: Session, saved: SavedSession, 
   let status = "model_error";
   for await (const event of run.events) {
     if (event.kind === "stop") status = event.status;
+    // stdout may be a pipe nobody reads: the person learns of a full disk on stderr too.
+    if (event.kind === "stop" && event.status === "disk_full") console.error(`glassbox: ${event.reason}`);
     const line = args.json ? (event.kind === "model_delta" ? null : JSON.stringify(event)) : formatEvent(event);
     if (line !== null) out(redact(line));
   }

@@ -40,7 +40,7 @@ export function undo(args: CliArgs, out: (line: string) => void = (line) => cons
     }
     out(`undo of run ${runId}, newest change first:`);
     for (const line of outcomeLines(plan, entry)) out(`  ${line}`);
-    out(`log: ${log}`);
+    out(log ? `log: ${log}` : "the undo could not be recorded in the run's journal: no space left on device");
     return entry.files.some((file) => file.action === "skipped") ? 1 : 0;
   } catch (error) {
     if (error instanceof JournalError) throw new UsageError(`cannot undo: ${error.message}; nothing was changed`);

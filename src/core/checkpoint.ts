@@ -4,6 +4,7 @@ import type { ToolCallRequest } from "./messages.ts";
 import type { Clock } from "./clock.ts";
 import { clip } from "./clip.ts";
 import { validateArguments } from "./validate.ts";
+import { ARGUMENT_LIMITS, argumentsRefusal } from "./argument-limits.ts";
 import { Policy, RUN_COMMAND, parseRule, type Rule } from "./policy.ts";
 import { offeredName } from "./tool-names.ts";
 import { Refusal, ToolFailure, type FileChange, type Tool, type TodoItem, type ToolPlan } from "../tools/tool.ts";
@@ -99,17 +100,31 @@ export class Checkpoint {
     });
   }
 
+  /**
+   * Why the call's arguments are refused before anything walks them (nested too deep, larger than
+   * the tool's cap), or null. The run asks this first: even the repeat check walks the arguments.
+   */
+  screenArguments(call: ToolCallRequest): string | null {
+    const tool = this.toolFor(call.name);
+    return argumentsRefusal(tool?.name ?? JSON.stringify(call.name.slice(0, 60)), call.arguments, tool?.maxArgumentChars ?? ARGUMENT_LIMITS.max_chars);
+  }
+
   async handle(call: ToolCallRequest, signal: AbortSignal): Promise<Verdict> {
     if (!this.options.execute) return refused(`${call.name.slice(0, 60)} was not executed: this run only records what the model asks for.`);
-    const tools = this.tools();
-    const name = offeredName(call.name, tools.map((candidate) => candidate.name));
-    const tool = tools.find((candidate) => candidate.name === name);
+    const tool = this.toolFor(call.name);
     if (!tool) return refused(this.unknownTool(call.name));
     if (tool.name === call.name) return this.handleTool(tool, call, signal);
     // A loose spelling reaches the tool; the verdict says which, and how the model wrote it.
     const verdict = await this.handleTool(tool, call, signal);
     const spelling = `the model wrote ${JSON.stringify(call.name.slice(0, 60))}`;
     return { ...verdict, tool: tool.name, reason: verdict.reason ? `${verdict.reason} (${spelling})` : spelling };
+  }
+
+  /** The offered tool a call's name reaches (loosely spelled names included), if any. */
+  private toolFor(name: string): Tool | undefined {
+    const tools = this.tools();
+    const offered = offeredName(name, tools.map((candidate) => candidate.name));
+    return tools.find((candidate) => candidate.name === offered);
   }
 
   private async handleTool(tool: Tool, call: ToolCallRequest, signal: AbortSignal): Promise<Verdict> {

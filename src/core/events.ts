@@ -15,6 +15,7 @@ export const STOP_STATUSES = [
   "model_error",
   "interrupted",
   "truncated",
+  "disk_full",
 ] as const;
 export type StopStatus = (typeof STOP_STATUSES)[number];
 
@@ -40,6 +41,8 @@ export type AgentEvent =
   /** The server's real context window, once it is known. */
   | { kind: "model_info"; context_size: number }
   | { kind: "model_notice"; step: number; text: string }
+  /** The server could not take the request (connection refused or reset, `503 Loading model`): it is sent again after a wait. */
+  | { kind: "model_retry"; step: number; attempt: number; reason: string }
   /** `tokens`: pieces received so far in this reply, for live meters. */
   | { kind: "model_delta"; step: number; channel: "text" | "thinking"; text: string; tokens: number }
   /**

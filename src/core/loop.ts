@@ -166,11 +166,13 @@ export async function* runAgent(input: RunInput): AsyncGenerator<AgentEvent> {
     context.learn(reply.prompt_tokens);
     genTokens += reply.gen_tokens ?? estimateTokens(reply.content.length + reply.thinking.length);
     lastText = reply.content || lastText;
+    // Before anything walks the arguments (the record's copy, the repeat key, the checkpoint): too deep or too large is refused.
+    const screened = reply.tool_calls.map((call) => checkpoint.screenArguments(call));
     record.push({
       role: "assistant",
       content: reply.content,
       ...(reply.thinking ? { thinking: reply.thinking } : {}),
-      ...(reply.tool_calls.length ? { tool_calls: replayableCalls(reply.tool_calls) } : {}),
+      ...(reply.tool_calls.length ? { tool_calls: replayableCalls(reply.tool_calls, screened) } : {}),
     });
     yield {
       kind: "model_reply",
@@ -207,11 +209,12 @@ export async function* runAgent(input: RunInput): AsyncGenerator<AgentEvent> {
     const oversized = batch > limits.max_calls_per_reply
       ? `this reply asked for ${batch} tool calls and at most ${limits.max_calls_per_reply} are allowed per reply; ask for fewer at a time.`
       : null;
-    for (const call of reply.tool_calls) {
-      const key = call.name + "\u0000" + canonicalJson(decodeArguments(call.arguments));
+    for (const [index, call] of reply.tool_calls.entries()) {
+      const hostile = screened[index]!;
+      const key = call.name + "\u0000" + (hostile ?? canonicalJson(decodeArguments(call.arguments)));
       const verdict: CallOutcome = stop
         ? afterStop(stop)
-        : await handleCall(call, key, oversized ?? cutOffCall(call, reply, replyTokenCap));
+        : await handleCall(call, key, oversized ?? hostile ?? cutOffCall(call, reply, replyTokenCap));
       if (verdict.gate) yield { kind: "gate", ...verdict.gate };
       if (verdict.decision === "stopped" && !stop) stop = verdict.stop!;
       if (verdict.finished && !stop) stop = { status: "completed", reason: "the model called finish", answer: verdict.finished.summary };
@@ -249,6 +252,8 @@ export async function* runAgent(input: RunInput): AsyncGenerator<AgentEvent> {
         pieces++;
       } else if (delta.type === "notice") {
         yield { kind: "model_notice", step: steps, text: delta.text };
+      } else if (delta.type === "retry") {
+        yield { kind: "model_retry", step: steps, attempt: delta.attempt, reason: delta.reason };
       } else if (delta.type === "done") {
         yield { kind: "model_done", step: steps, finish_reason: delta.finish_reason };
       }

@@ -65,12 +65,14 @@ function replayable(args: unknown): boolean {
 
 /**
  * The calls as they go back to the server in the conversation: arguments that do not parse as a
- * JSON object (a call cut off at the cap, or garbage) become `{}`. A template that parses the
- * arguments (llama-server's) refuses the whole conversation otherwise, and the call was refused
- * anyway; the event log keeps what the model really sent.
+ * JSON object (a call cut off at the cap, or garbage) become `{}`, and so do arguments refused
+ * for their depth or size (`screened[i]` holds why), which would otherwise be sent back at every
+ * turn and walked by the server's template. A template that parses the arguments (llama-server's)
+ * refuses the whole conversation otherwise, and the call was refused anyway; the event log keeps
+ * what the model really sent.
  */
-export function replayableCalls(calls: ToolCallRequest[]): ToolCallRequest[] {
-  return calls.map((call) => (replayable(call.arguments) ? call : { ...call, arguments: "{}" }));
+export function replayableCalls(calls: ToolCallRequest[], screened: Array<string | null> = []): ToolCallRequest[] {
+  return calls.map((call, index) => (!screened[index] && replayable(call.arguments) ? call : { ...call, arguments: "{}" }));
 }
 
 /** The refusal of a call whose arguments the reply cap cut off, or null when the call is whole. */

@@ -1,6 +1,8 @@
 import type { ToolCallRequest } from "./messages.ts";
 import type { ModelDelta } from "../model/types.ts";
 import { TextPieces } from "./text-pieces.ts";
+import { ARGUMENT_LIMITS, valueNestedDeeperThan } from "./argument-limits.ts";
+import { jsonText } from "./canonical.ts";
 
 export interface AssembledReply {
   content: string;
@@ -58,6 +60,7 @@ export class ReplyBuilder {
         for (const call of delta.calls) this.calls.set(this.calls.size, { name: call.name, arguments: call.arguments, from_text: true });
         break;
       case "notice":
+      case "retry":
         break;
       case "done":
         this.finishReason = delta.finish_reason;
@@ -82,7 +85,7 @@ export class ReplyBuilder {
       tool_calls: ordered.map(([index, call]) => ({
         id: uniqueId(call.id, index),
         name: call.name ?? "",
-        arguments: call.arguments ?? {},
+        arguments: writable(call.arguments ?? {}),
         ...(call.from_text ? { from_text: true as const } : {}),
       })),
       prompt_tokens: this.usage?.prompt_tokens ?? null,
@@ -93,4 +96,14 @@ export class ReplyBuilder {
       finish_reason: this.finishReason,
     };
   }
+}
+
+/**
+ * Arguments that came as a value (Ollama's, a recovered text call's, a script's) nested past the
+ * limit are carried as their JSON text: every later step (the wire log, a recording, the session,
+ * the event log) writes them with JSON.stringify, which overflows the stack on such a value. The
+ * run refuses them by that text, as it does a protocol call's.
+ */
+function writable(args: unknown): unknown {
+  return typeof args !== "string" && valueNestedDeeperThan(args, ARGUMENT_LIMITS.max_depth) ? jsonText(args) : args;
 }

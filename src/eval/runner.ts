@@ -25,10 +25,14 @@ export interface RunVerdict {
   run_id: string;
 }
 
+/** How each run reaches its server: the eval's --model-name, --api-key-env, --ca-file and --insecure-tls, as `run` takes them. */
+export type ServerReach = Pick<SessionArgs, "modelName" | "apiKeyEnv" | "caFile" | "insecureTls">;
+
 export interface EvalRunOptions {
   /** The model spec; `scripted:DIR` plays DIR/<task>.json for each task. */
   model: string;
   baseUrl?: string;
+  reach?: ServerReach;
   /** The arm's config, laid over the workspace's glassbox.json and the task's own keys. */
   armConfig?: Record<string, unknown> | null;
   /** Replay: play these recorded replies instead of asking the model. */
@@ -161,6 +165,7 @@ function evalArgs(task: Task, root: string, folder: string, config: string, opti
     command: "run",
     model: spec,
     baseUrl: options.baseUrl,
+    ...options.reach,
     workspace: root,
     config,
     allow: ["write_file", "edit_file", "delete_file", "move_file"],

@@ -46,6 +46,10 @@ export interface ServerAccess {
   insecureTls: boolean;
 }
 
+/** What --insecure-tls costs, said when a headless run starts with it; the TUI's status line shows INSECURE_TLS_BADGE while it is on. */
+export const INSECURE_TLS_WARNING = "--insecure-tls is on: the server's certificate is not checked, so anyone between here and the server can read the key and the code sent; trust its CA with --ca-file FILE instead";
+export const INSECURE_TLS_BADGE = "insecure TLS";
+
 export const NO_ACCESS: ServerAccess = { key: null, keyVariable: "GLASSBOX_API_KEY", extraCa: [], insecureTls: false };
 
 /** The Authorization header, when there is a key. */

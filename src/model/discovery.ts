@@ -1,12 +1,17 @@
 import { modelContextLength } from "./ollama.ts";
 
-/** One model glassbox could use right now, found by asking the servers. */
+/** One model glassbox could use right now, found by asking the servers (or a GGUF file, which glassbox serves itself). */
 export interface Candidate {
-  server: "llamacpp" | "ollama";
+  server: "llamacpp" | "ollama" | "gguf" | "openai";
+  /** openai: which kind of server answered at that address ("LM Studio", "vLLM", "SGLang"). */
+  kind?: string;
+  /** openai: the model's name on its server, sent with each request (--model-name). */
+  modelName?: string;
   /** The `--model` spec that selects it. */
   spec: string;
-  /** The model's own name: llama.cpp's loaded model, or the Ollama tag. */
+  /** The model's own name: llama.cpp's loaded model, the Ollama tag, or the file's name. */
   name: string;
+  /** Where it is served; a GGUF file's own path. */
   baseUrl: string;
   /** Bytes on disk, when the server says. */
   size: number | null;
@@ -18,21 +23,35 @@ export interface Candidate {
 
 /** What one server address did when asked. */
 export interface ServerAnswer {
-  server: Candidate["server"];
+  server: Exclude<Candidate["server"], "gguf">;
+  /** openai: which kind of server is usually at that address. */
+  kind?: string;
   url: string;
   answered: boolean;
   /** Why it gave no model: "connection refused", "HTTP 404", "no models installed"… */
   problem: string | null;
 }
 
+/** A model file found on disk that cannot be used, and why ("is truncated: …"). */
+export interface UnusableFile {
+  path: string;
+  problem: string;
+}
+
 export interface Discovery {
   candidates: Candidate[];
   servers: ServerAnswer[];
+  /** GGUF files that were found but fail the header check (only when files were looked for). */
+  unusable?: UnusableFile[];
 }
 
 export interface DiscoveryOptions {
   llamacppUrl: string;
   ollamaUrl: string;
+  /** OpenAI-compatible servers at their usual addresses (LM Studio, vLLM, SGLang), each with its kind. */
+  openaiUrls?: Array<{ kind: string; url: string }>;
+  /** Headers every question carries (a key from the environment). */
+  headers?: Record<string, string>;
   /** Each server gets this long, all of its requests together; both are asked at the same time. */
   timeoutMs?: number;
   fetch?: (url: string, init: RequestInit) => Promise<Response>;
@@ -40,13 +59,16 @@ export interface DiscoveryOptions {
   wait?: (ms: number) => Promise<void>;
 }
 
+/** The variable a key is read from, named when a server asks for one. */
+const KEY_VARIABLE = "GLASSBOX_API_KEY";
+
 /** Local servers answer their info endpoints in milliseconds; one that takes longer is not ready. */
 export const DISCOVERY_TIMEOUT_MS = 2000;
 
-const LABEL = { llamacpp: "llama.cpp", ollama: "Ollama" } as const;
+const LABEL = { llamacpp: "llama.cpp", ollama: "Ollama", gguf: "GGUF file", openai: "OpenAI-compatible" } as const;
 
-export function serverLabel(server: Candidate["server"]): string {
-  return LABEL[server];
+export function serverLabel(server: Candidate["server"], kind?: string): string {
+  return kind ?? LABEL[server];
 }
 
 /**
@@ -57,15 +79,19 @@ export function serverLabel(server: Candidate["server"]): string {
  */
 export async function discoverModels(options: DiscoveryOptions): Promise<Discovery> {
   const ask = asker(options);
-  const [llama, ollama] = await Promise.all([
+  const [llama, ollama, ...openai] = await Promise.all([
     withinTime(options, "llamacpp", options.llamacppUrl, (signal) => askLlamaCpp(options.llamacppUrl, ask, signal)),
     withinTime(options, "ollama", options.ollamaUrl, (signal) => askOllama(options.ollamaUrl, ask, signal)),
+    ...(options.openaiUrls ?? []).map(async ({ kind, url }) => {
+      const found = await withinTime(options, "openai", url, (signal) => askOpenAi(url, kind, ask, signal));
+      return { ...found, answer: { ...found.answer, kind } };
+    }),
   ]);
   // Ollama also speaks the OpenAI API: where one address is both, it is Ollama, listed once.
-  const llamaIsOllama = ollama.answer.answered && llama.answer.url === ollama.answer.url;
+  const llamaIsOllama = ollama!.answer.answered && llama!.answer.url === ollama!.answer.url;
   return {
-    candidates: [...(llamaIsOllama ? [] : llama.candidates), ...ollama.candidates],
-    servers: llamaIsOllama ? [ollama.answer] : [llama.answer, ollama.answer],
+    candidates: [...(llamaIsOllama ? [] : llama!.candidates), ...ollama!.candidates, ...openai.flatMap((found) => found.candidates)],
+    servers: [...(llamaIsOllama ? [ollama!.answer] : [llama!.answer, ollama!.answer]), ...openai.map((found) => found.answer)],
   };
 }
 
@@ -77,7 +103,8 @@ function asker(options: DiscoveryOptions): Ask {
   return async (url, signal, body) => {
     let response: Response;
     try {
-      response = await doFetch(url, body === undefined ? { signal } : { method: "POST", body: JSON.stringify(body), headers: { "Content-Type": "application/json" }, signal });
+      const headers = options.headers ?? {};
+      response = await doFetch(url, body === undefined ? { signal, headers } : { method: "POST", body: JSON.stringify(body), headers: { "Content-Type": "application/json", ...headers }, signal });
     } catch (error) {
       if (signal.aborted) throw error;
       const code = (error as { code?: string }).code;
@@ -85,6 +112,7 @@ function asker(options: DiscoveryOptions): Ask {
     }
     if (!response.ok) {
       await response.body?.cancel().catch(() => {});
+      if (response.status === 401 || response.status === 403) throw new Error(`needs a key (HTTP ${response.status}): set ${KEY_VARIABLE}`);
       throw new Error(`HTTP ${response.status} from ${new URL(url).pathname}`);
     }
     try {
@@ -101,7 +129,7 @@ interface Found {
 }
 
 /** Runs one server's questions under the time limit, and turns a failure into its answer. */
-async function withinTime(options: DiscoveryOptions, server: Candidate["server"], url: string, questions: (signal: AbortSignal) => Promise<Candidate[]>): Promise<Found> {
+async function withinTime(options: DiscoveryOptions, server: ServerAnswer["server"], url: string, questions: (signal: AbortSignal) => Promise<Candidate[]>): Promise<Found> {
   const ms = options.timeoutMs ?? DISCOVERY_TIMEOUT_MS;
   const controller = new AbortController();
   const timer = options.wait ?? ((delay: number) => new Promise<void>((resolve) => setTimeout(resolve, delay).unref()));
@@ -141,6 +169,15 @@ async function askLlamaCpp(baseUrl: string, ask: Ask, signal: AbortSignal): Prom
       tools: info?.chat_template_caps === undefined ? null : Boolean(info.chat_template_caps.supports_tool_calls),
     },
   ];
+}
+
+/** An OpenAI-compatible server: every model it lists is a candidate, named on each request. */
+async function askOpenAi(baseUrl: string, kind: string, ask: Ask, signal: AbortSignal): Promise<Candidate[]> {
+  const models = await ask(`${baseUrl}/v1/models`, signal);
+  if (!Array.isArray(models?.data)) throw new Error("/v1/models did not list models: not an OpenAI-compatible server?");
+  return models.data
+    .filter((model: any) => typeof model?.id === "string" && model.id)
+    .map((model: any): Candidate => ({ server: "openai", kind, modelName: model.id, spec: `openai:${baseUrl}`, name: model.id, baseUrl, size: null, contextLength: numberOr(model.max_model_len), tools: null }));
 }
 
 async function askOllama(baseUrl: string, ask: Ask, signal: AbortSignal): Promise<Candidate[]> {

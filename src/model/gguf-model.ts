@@ -77,7 +77,8 @@ export class GgufModel implements ModelClient {
   private async launchServer(onProgress?: LoadProgress, signal?: AbortSignal): Promise<ServerStarted> {
     const { server, loadMs } = await LlamaServerProcess.start(this.launch, onProgress, signal);
     this.server = server;
-    this.inner = new LlamaCppModel(this.name, server.url, this.options, this.wire);
+    // Not reconnected: a server glassbox started does not come back by itself, and its death is named at once.
+    this.inner = new LlamaCppModel(this.name, server.url, { ...this.options, reconnect_seconds: 0 }, this.wire);
     return { command: server.command, pid: server.pid, port: server.port, load_ms: loadMs, log: this.launch.logPath };
   }
 

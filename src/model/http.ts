@@ -1,5 +1,6 @@
 import { isLoopbackHttp, loopbackFetch } from "./loopback.ts";
-import { ModelError } from "./types.ts";
+import { ModelError, type ModelDelta } from "./types.ts";
+import type { ModelOptions } from "./options.ts";
 import { NO_ACCESS, certificateProblem, requestHeaders, tlsOptions, type ServerAccess } from "./access.ts";
 
 /**
@@ -14,17 +15,30 @@ import { NO_ACCESS, certificateProblem, requestHeaders, tlsOptions, type ServerA
 export const READ_INTERVAL_MS = 16;
 
 /**
+ * How long a model's reply may take to begin, and where the exchange says it is still waiting.
+ * A server on another machine queues requests under load: the wait for the first byte of the
+ * body is not a stall, and is shown as waiting rather than cut at the idle timeout.
+ */
+export interface FirstByteWait {
+  ms: number;
+  notices: WaitNotices;
+}
+
+/**
  * One HTTP exchange with a model server, with every way it can fail turned into a ModelError
  * whose reason names the address and what happened. A watchdog aborts the request when no byte
- * arrives for the idle timeout (a stalled server), whether waiting for headers or mid-body; the
- * caller's signal (user stop, deadline) aborts it at once and is passed through untouched.
+ * arrives for the idle timeout (a stalled server), whether waiting for headers or mid-body, or,
+ * for a reply with a FirstByteWait, when its body has not begun within that wait; the caller's
+ * signal (user stop, deadline) aborts it at once and is passed through untouched.
  */
 export class ServerExchange {
   private readonly controller = new AbortController();
   private timer: ReturnType<typeof setTimeout> | undefined;
+  private noticeTimer: ReturnType<typeof setInterval> | undefined;
   /** When the last byte (or the request) went by: the watchdog compares against it. */
   private lastActivity = 0;
   private stalled = false;
+  private bodyBegun = false;
   private readonly onOuterAbort = () => this.controller.abort();
 
   constructor(
@@ -32,6 +46,7 @@ export class ServerExchange {
     private readonly idleMs: number,
     private readonly outer: AbortSignal,
     private readonly access: ServerAccess = NO_ACCESS,
+    private readonly firstByte?: FirstByteWait,
   ) {
     outer.addEventListener("abort", this.onOuterAbort, { once: true });
     if (outer.aborted) this.controller.abort();
@@ -44,6 +59,7 @@ export class ServerExchange {
    */
   async send(init: { method: "GET" | "POST"; body?: string; reply?: boolean }): Promise<Response> {
     this.kick();
+    this.sayWhileWaiting();
     try {
       const request = {
         method: init.method,
@@ -77,6 +93,7 @@ export class ServerExchange {
           throw this.translate(error);
         }
         if (chunk.done) break;
+        this.bodyBegins();
         yield decoder.decode(chunk.value, { stream: true });
       }
       const rest = decoder.decode();
@@ -121,7 +138,38 @@ export class ServerExchange {
   dispose(): void {
     clearTimeout(this.timer);
     this.timer = undefined;
+    this.stopWaitNotices();
     this.outer.removeEventListener("abort", this.onOuterAbort);
+  }
+
+  /** The silence allowed now: the first-byte wait until the body begins, the idle timeout after. */
+  private get limitMs(): number {
+    return this.firstByte && !this.bodyBegun ? this.firstByte.ms : this.idleMs;
+  }
+
+  /** Each idle period without a first byte, a notice that the reply is still awaited. */
+  private sayWhileWaiting(): void {
+    const wait = this.firstByte;
+    if (!wait || this.noticeTimer !== undefined) return;
+    const started = performance.now();
+    this.noticeTimer = setInterval(() => {
+      const waited = Math.round((performance.now() - started) / 1000);
+      wait.notices.say(`no reply yet after ${waited} s: queued at the server? (waiting up to ${Math.round(wait.ms / 1000)} s, first_byte_timeout_seconds)`);
+    }, this.idleMs);
+  }
+
+  private stopWaitNotices(): void {
+    clearInterval(this.noticeTimer);
+    this.firstByte?.notices.end();
+  }
+
+  /** The first byte of the body: no more waiting notices, and the idle timeout governs from here. */
+  private bodyBegins(): void {
+    if (this.bodyBegun) return;
+    this.bodyBegun = true;
+    this.stopWaitNotices();
+    clearTimeout(this.timer);
+    this.timer = undefined;
   }
 
   /**
@@ -131,13 +179,13 @@ export class ServerExchange {
    */
   private kick(): void {
     this.lastActivity = performance.now();
-    if (this.timer === undefined) this.watch(this.idleMs);
+    if (this.timer === undefined) this.watch(this.limitMs);
   }
 
   private watch(ms: number): void {
     this.timer = setTimeout(() => {
       const idle = performance.now() - this.lastActivity;
-      if (idle < this.idleMs) return this.watch(this.idleMs - idle);
+      if (idle < this.limitMs) return this.watch(this.limitMs - idle);
       this.stalled = true;
       this.controller.abort();
     }, ms);
@@ -147,6 +195,9 @@ export class ServerExchange {
   private translate(error: unknown): Error {
     this.dispose();
     if (this.outer.aborted) return error instanceof Error ? error : new Error(String(error));
+    if (this.stalled && !this.bodyBegun && this.firstByte) {
+      return new ModelError(`${this.url} did not begin its reply within ${Math.round(this.firstByte.ms / 1000)}s: the server is overloaded or stuck (first_byte_timeout_seconds)`);
+    }
     if (this.stalled) {
       return new ModelError(`${this.url} sent nothing for ${Math.round(this.idleMs / 1000)}s: the server stalled (idle_timeout_seconds)`);
     }
@@ -162,6 +213,82 @@ export class ServerExchange {
     }
     return new ModelError(`request to ${this.url} failed: ${(error as Error).message ?? String(error)}`);
   }
+}
+
+/**
+ * What an exchange says while a reply has not begun, for the reply's reader to pass on: the
+ * reader is blocked in a read then, so it races each next delta with these (withWaitNotices).
+ */
+export class WaitNotices {
+  private said: string[] = [];
+  private waiting: { promise: Promise<void>; wake: () => void } | null = null;
+  /** true once the body began or the exchange ended: nothing more will be said. */
+  ended = false;
+
+  say(text: string): void {
+    this.said.push(text);
+    this.wakeReader();
+  }
+
+  end(): void {
+    this.ended = true;
+    this.wakeReader();
+  }
+
+  take(): string[] {
+    return this.said.splice(0);
+  }
+
+  /** Resolves when something is said or the waiting ends. */
+  next(): Promise<void> {
+    if (this.said.length || this.ended) return Promise.resolve();
+    if (!this.waiting) {
+      const { promise, resolve } = Promise.withResolvers<void>();
+      this.waiting = { promise, wake: resolve };
+    }
+    return this.waiting.promise;
+  }
+
+  private wakeReader(): void {
+    this.waiting?.wake();
+    this.waiting = null;
+  }
+}
+
+/**
+ * A reply's deltas with the waiting notices between them, as `notice` deltas (shown as model_notice
+ * events). Once the waiting has ended the deltas pass straight through: no race per token.
+ */
+export async function* withWaitNotices(deltas: AsyncGenerator<ModelDelta>, waits: WaitNotices): AsyncGenerator<ModelDelta> {
+  let next: Promise<IteratorResult<ModelDelta>> | null = null;
+  let settled = true;
+  try {
+    while (!waits.ended) {
+      if (settled) {
+        settled = false;
+        next = deltas.next().finally(() => (settled = true));
+      }
+      const result = await Promise.race([next!, waits.next().then(() => null)]);
+      for (const text of waits.take()) yield { type: "notice", text };
+      if (!result) continue;
+      if (result.done) return;
+      yield result.value;
+    }
+    if (!settled) {
+      const result = await next!;
+      if (result.done) return;
+      yield result.value;
+    }
+    yield* deltas;
+  } finally {
+    // A read still pending ends with the exchange (its signal); returning now would wait for it.
+    if (settled) await deltas.return(undefined);
+  }
+}
+
+/** The exchange of a model's reply: its body may take first_byte_timeout_seconds to begin (said while it lasts), then idle_timeout_seconds of silence is a stall. */
+export function replyExchange(url: string, options: ModelOptions, signal: AbortSignal, waits: WaitNotices, access?: ServerAccess): ServerExchange {
+  return new ServerExchange(url, options.idle_timeout_seconds * 1000, signal, access, { ms: options.first_byte_timeout_seconds * 1000, notices: waits });
 }
 
 /** GET or POST a small JSON endpoint (health, props, show, tags) with a short timeout. */

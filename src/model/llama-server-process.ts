@@ -173,9 +173,12 @@ export class LlamaServerProcess {
 /** A server that could not be started or did not load: one line for the person. */
 export class ServerStartError extends Error {}
 
-/** The server's log file: begun afresh at each start, rotated past its cap, never a reason to fail. */
-class ServerLog {
-  constructor(readonly path: string) {}
+/** The server's log file: begun afresh at each start, rotated past its cap (one older file kept), never a reason to fail. */
+export class ServerLog {
+  constructor(
+    readonly path: string,
+    private readonly capBytes = LOG_CAP_BYTES,
+  ) {}
 
   begin(command: string[]): void {
     this.guard(() => {
@@ -187,7 +190,7 @@ class ServerLog {
   write(text: string): void {
     if (!text) return;
     this.guard(() => {
-      if (existsSync(this.path) && statSync(this.path).size > LOG_CAP_BYTES) renameSync(this.path, `${this.path}.1`);
+      if (existsSync(this.path) && statSync(this.path).size > this.capBytes) renameSync(this.path, `${this.path}.1`);
       appendFileSync(this.path, text);
     });
   }

@@ -1,11 +1,13 @@
 import { createParser } from "eventsource-parser";
 import { argumentsText, type Message } from "../core/messages.ts";
 import type { WireLog } from "../trace/wire-log.ts";
-import { fetchJson, ServerExchange } from "./http.ts";
+import { fetchJson, replyExchange, ServerExchange, WaitNotices, withWaitNotices } from "./http.ts";
 import { loggedReply } from "./logged-reply.ts";
 import { belowTopTier } from "../platform/jit.ts";
 import type { ModelOptions } from "./options.ts";
 import { NO_ACCESS, keyRefusal, type ServerAccess } from "./access.ts";
+import { Reconnect, loadingModel } from "./reconnect.ts";
+import { wellTyped } from "./delta-shape.ts";
 import { ModelError, joinTextDeltas, type ModelClient, type ModelDelta, type ModelRequest, type ToolDeclaration } from "./types.ts";
 
 /**
@@ -20,6 +22,7 @@ export class LlamaCppModel implements ModelClient {
   private contextTokens: number | null | undefined;
   /** false once the server has shown it cannot count a prompt (no /apply-template or /tokenize). */
   private canCount = true;
+  private readonly reconnect: Reconnect;
 
   constructor(
     readonly name: string,
@@ -27,7 +30,9 @@ export class LlamaCppModel implements ModelClient {
     private readonly options: ModelOptions,
     private readonly wire?: WireLog,
     private readonly served: ServedBy = LLAMA_CPP,
-  ) {}
+  ) {
+    this.reconnect = new Reconnect(options.reconnect_seconds);
+  }
 
   /** llama.cpp's window per slot (/props); another server's, where its model list says (vLLM's max_model_len). */
   async contextSize(signal: AbortSignal): Promise<number | null> {
@@ -79,16 +84,21 @@ export class LlamaCppModel implements ModelClient {
     const url = `${this.baseUrl}/v1/chat/completions`;
     const body = JSON.stringify(this.body(request, stream));
     let status = 0;
-    const attempt = loggedReply(this.wire, url, body, () => status, async function* (this: LlamaCppModel) {
-      const exchange = new ServerExchange(url, this.options.idle_timeout_seconds * 1000, request.signal, this.served.access);
-      const response = await exchange.send({ method: "POST", body, reply: true });
-      status = response.status;
-      if (!response.ok) throw this.httpError(url, await exchange.failure(response));
-      if (stream) yield* streamedDeltas(exchange, response);
-      else yield* completionDeltas(await exchange.json(response));
-    }.bind(this));
+    // One whole exchange; the server restarting or loading its model makes another (reconnect.ts).
+    const attempt = () => {
+      const waits = new WaitNotices();
+      const logged = loggedReply(this.wire, url, body, () => status, async function* (this: LlamaCppModel) {
+        const exchange = replyExchange(url, this.options, request.signal, waits, this.served.access);
+        const response = await this.reconnect.response(exchange.send({ method: "POST", body, reply: true }));
+        status = response.status;
+        if (!response.ok) throw this.httpError(url, await exchange.failure(response));
+        if (stream) yield* streamedDeltas(exchange, response);
+        else yield* completionDeltas(await exchange.json(response));
+      }.bind(this));
+      return withWaitNotices(logged, waits);
+    };
     try {
-      yield* attempt;
+      yield* this.reconnect.reply(attempt, request.signal);
     } catch (error) {
       if (error instanceof ToolsNeedNoStream && stream) {
         this.streamTools = false;
@@ -134,6 +144,8 @@ export class LlamaCppModel implements ModelClient {
   private httpError(url: string, failure: { status: number; excerpt: string; json: any }): Error {
     const refused = keyRefusal(failure.status, this.served.access);
     if (refused) return new ModelError(refused);
+    const loading = loadingModel(url, failure);
+    if (loading) return loading;
     const error = failure.json?.error;
     if (error?.type === "exceed_context_size_error") {
       return new ModelError(
@@ -142,7 +154,11 @@ export class LlamaCppModel implements ModelClient {
       );
     }
     if (failure.status === 500 && /Cannot use tools with stream/i.test(error?.message ?? "")) return new ToolsNeedNoStream();
-    return new ModelError(`${url} answered HTTP ${failure.status}: ${error?.message ?? failure.excerpt ?? "no body"}`);
+    // Older vLLM sent its error's fields flat ({"object": "error", "message": …}), not under "error".
+    const message = error?.message ?? (failure.json?.object === "error" ? failure.json.message : undefined);
+    // vLLM's and OpenAI's words for a prompt over the window ("This model's maximum context length is 32768 tokens. However, …").
+    if (failure.status === 400 && /maximum context length/i.test(message ?? "")) return new ModelError(`the server refused the prompt as over its window: ${message}`, "context_limit");
+    return new ModelError(`${url} answered HTTP ${failure.status}: ${message ?? failure.excerpt ?? "no body"}`);
   }
 }
 
@@ -208,11 +224,20 @@ async function* streamedDeltas(exchange: ServerExchange, response: Response): As
         failure = new ModelError(`${exchange.url} sent an event that is not valid JSON: ${event.data.slice(0, 120)}`);
         return;
       }
-      if (chunk.error) {
+      if (chunk?.error) {
         failure = new ModelError(`${exchange.url} reported an error mid-reply: ${chunk.error.message ?? JSON.stringify(chunk.error)}`);
         return;
       }
-      pending.push(...chunkDeltas(chunk, openCalls));
+      // Valid JSON of another shape (null, a list where an object goes, a number for a name) is the server's fault, said by name.
+      let deltas: ModelDelta[] | null = null;
+      try {
+        deltas = chunkDeltas(chunk, openCalls);
+      } catch {}
+      if (!deltas?.every(wellTyped)) {
+        failure = new ModelError(`${exchange.url} sent an event that is not a chat completion chunk: ${event.data.slice(0, 120)}`);
+        return;
+      }
+      pending.push(...deltas);
     },
   });
   const cut = () => (openCalls.size ? ": a tool call was cut off in the middle of its arguments" : "");

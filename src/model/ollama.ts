@@ -1,10 +1,12 @@
 import { decodeArguments } from "../core/canonical.ts";
 import type { Message } from "../core/messages.ts";
 import type { WireLog } from "../trace/wire-log.ts";
-import { fetchJson, ServerExchange } from "./http.ts";
+import { fetchJson, replyExchange, ServerExchange, WaitNotices, withWaitNotices } from "./http.ts";
 import { loggedReply } from "./logged-reply.ts";
 import { windowOf, type ModelOptions } from "./options.ts";
 import { ModelError, type ModelClient, type ModelDelta, type ModelRequest } from "./types.ts";
+import { wellTyped } from "./delta-shape.ts";
+import { Reconnect } from "./reconnect.ts";
 
 /**
  * Ollama's `/api/chat`: newline-delimited JSON. Tool calls arrive whole, arguments as an object;
@@ -13,6 +15,7 @@ import { ModelError, type ModelClient, type ModelDelta, type ModelRequest } from
  */
 export class OllamaModel implements ModelClient {
   private contextTokens: number | null | undefined;
+  private readonly reconnect: Reconnect;
 
   constructor(
     readonly name: string,
@@ -20,7 +23,9 @@ export class OllamaModel implements ModelClient {
     private readonly baseUrl: string,
     private readonly options: ModelOptions,
     private readonly wire?: WireLog,
-  ) {}
+  ) {
+    this.reconnect = new Reconnect(options.reconnect_seconds);
+  }
 
   /** The window this client asks for, bounded by what the model was trained for. */
   async contextSize(signal: AbortSignal): Promise<number | null> {
@@ -40,13 +45,19 @@ export class OllamaModel implements ModelClient {
     const url = `${this.baseUrl}/api/chat`;
     const body = JSON.stringify(this.body(request));
     let status = 0;
-    yield* loggedReply(this.wire, url, body, () => status, async function* (this: OllamaModel) {
-      const exchange = new ServerExchange(url, this.options.idle_timeout_seconds * 1000, request.signal);
-      const response = await exchange.send({ method: "POST", body, reply: true });
-      status = response.status;
-      if (!response.ok) throw this.httpError(url, await exchange.failure(response));
-      yield* ndjsonDeltas(exchange, response);
-    }.bind(this));
+    // One whole exchange; the server restarting makes another (reconnect.ts).
+    const attempt = () => {
+      const waits = new WaitNotices();
+      const logged = loggedReply(this.wire, url, body, () => status, async function* (this: OllamaModel) {
+        const exchange = replyExchange(url, this.options, request.signal, waits);
+        const response = await this.reconnect.response(exchange.send({ method: "POST", body, reply: true }));
+        status = response.status;
+        if (!response.ok) throw this.httpError(url, await exchange.failure(response));
+        yield* ndjsonDeltas(exchange, response);
+      }.bind(this));
+      return withWaitNotices(logged, waits);
+    };
+    yield* this.reconnect.reply(attempt, request.signal);
   }
 
   /** Fixed key order, nothing per request: a stable prefix keeps the server's prompt cache warm. */
@@ -133,31 +144,45 @@ async function* ndjsonDeltas(exchange: ServerExchange, response: Response): Asyn
     } catch {
       throw new ModelError(`${exchange.url} sent a line that is not valid JSON: ${line.slice(0, 120)}`);
     }
-    if (chunk.error) throw new ModelError(`${exchange.url} reported an error mid-reply: ${chunk.error}`);
-    const message = chunk.message ?? {};
-    if (message.thinking) yield { type: "thinking", text: message.thinking };
-    if (message.content) yield { type: "text", text: message.content };
-    for (const call of message.tool_calls ?? []) {
-      const index = calls++;
-      yield { type: "tool_call", index, id: call.id, name: call.function?.name, arguments: call.function?.arguments ?? {} };
-    }
-    if (chunk.done) {
-      const seconds = (chunk.eval_duration ?? 0) / 1e9;
-      yield {
-        type: "usage",
-        prompt_tokens: chunk.prompt_eval_count ?? 0,
-        gen_tokens: chunk.eval_count ?? 0,
-        ...(seconds > 0 ? { tokens_per_second: (chunk.eval_count ?? 0) / seconds } : {}),
-        // Ollama says how long the prompt took (nanoseconds), not how much of it came from its cache.
-        cached_tokens: null,
-        prefill_ms: typeof chunk.prompt_eval_duration === "number" ? chunk.prompt_eval_duration / 1e6 : null,
-        timings: pick(chunk, ["total_duration", "load_duration", "prompt_eval_duration", "eval_duration"]),
-      };
-      yield { type: "done", finish_reason: chunk.done_reason ?? "stop" };
-      return;
-    }
+    if (chunk?.error) throw new ModelError(`${exchange.url} reported an error mid-reply: ${chunk.error}`);
+    // Valid JSON of another shape (null, a list where an object goes, a number for text) is the server's fault, said by name.
+    let deltas: ModelDelta[] | null = null;
+    try {
+      deltas = lineDeltas(chunk, calls);
+    } catch {}
+    if (!deltas?.every(wellTyped)) throw new ModelError(`${exchange.url} sent a line that is not a chat reply: ${line.slice(0, 120)}`);
+    calls += deltas.filter((delta) => delta.type === "tool_call").length;
+    yield* deltas;
+    if (chunk.done) return;
   }
   throw new ModelError(`${exchange.url} ended the stream without its final "done" line`);
+}
+
+/** One line's deltas; its tool calls are numbered from `calls` on. */
+function lineDeltas(chunk: any, calls: number): ModelDelta[] {
+  const deltas: ModelDelta[] = [];
+  const message = chunk.message ?? {};
+  if (message.thinking) deltas.push({ type: "thinking", text: message.thinking });
+  if (message.content) deltas.push({ type: "text", text: message.content });
+  for (const call of message.tool_calls ?? []) {
+    const index = calls++;
+    deltas.push({ type: "tool_call", index, id: call.id, name: call.function?.name, arguments: call.function?.arguments ?? {} });
+  }
+  if (chunk.done) {
+    const seconds = (chunk.eval_duration ?? 0) / 1e9;
+    deltas.push({
+      type: "usage",
+      prompt_tokens: chunk.prompt_eval_count ?? 0,
+      gen_tokens: chunk.eval_count ?? 0,
+      ...(seconds > 0 ? { tokens_per_second: (chunk.eval_count ?? 0) / seconds } : {}),
+      // Ollama says how long the prompt took (nanoseconds), not how much of it came from its cache.
+      cached_tokens: null,
+      prefill_ms: typeof chunk.prompt_eval_duration === "number" ? chunk.prompt_eval_duration / 1e6 : null,
+      timings: pick(chunk, ["total_duration", "load_duration", "prompt_eval_duration", "eval_duration"]),
+    });
+    deltas.push({ type: "done", finish_reason: chunk.done_reason ?? "stop" });
+  }
+  return deltas;
 }
 
 function pick(source: any, keys: string[]): Record<string, unknown> {

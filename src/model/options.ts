@@ -14,7 +14,19 @@ export const ModelOptionsSchema = z
      * GGUF's trained window when unset).
      */
     num_ctx: z.number().int().min(256).optional(),
+    /** Silence from a server once its reply has begun: a stall. */
     idle_timeout_seconds: z.number().positive().default(60),
+    /**
+     * How long a reply may take to begin: a server on another machine queues requests under load
+     * (vLLM with a full batch), and that wait is shown as waiting, not cut as a stall.
+     */
+    first_byte_timeout_seconds: z.number().positive().default(600),
+    /**
+     * How long a request the server could not take (connection refused or reset after it had
+     * answered, `503 Loading model`) is sent again, with backoff: a restarted server does not
+     * lose the run. 0: never.
+     */
+    reconnect_seconds: z.number().min(0).default(30),
     think: z.boolean().optional(),
     tool_choice: z.enum(["auto", "required", "none"]).optional(),
     chat_template_kwargs: z.record(z.string(), z.unknown()).optional(),

@@ -45,6 +45,8 @@ export type ModelDelta =
   | { type: "done"; finish_reason: string | null }
   /** Something the user should know about the server, said once (a fallback taken). */
   | { type: "notice"; text: string }
+  /** The server could not take the request (restarting, loading its model): it is sent again after a wait (reconnect.ts). */
+  | { type: "retry"; attempt: number; reason: string }
   /** After the reply: its text ended with tool calls written as text; `prose` is the text before them. */
   | { type: "text_calls"; form: TextCallForm; prose: string; calls: TextCall[] };
 

@@ -1,6 +1,9 @@
 import { discoverModels, serverLabel, type Candidate, type Discovery, type DiscoveryOptions } from "../model/discovery.ts";
+import { findGgufFiles } from "../model/gguf-files.ts";
+import { homeFolder, tildePath } from "../platform/home.ts";
 import { llamaCppUrl, ollamaUrl, type Env } from "./model-spec.ts";
 import { UsageError } from "./usage-error.ts";
+import { ApiKey } from "../model/access.ts";
 
 /** How to get a model when nothing answers; said by `run`, the TUI and `doctor`. */
 export const START_A_SERVER =
@@ -12,14 +15,48 @@ export const START_A_SERVER =
  */
 export function findModels(baseUrl: string | undefined, env: Env = process.env, options: Partial<DiscoveryOptions> = {}): Promise<Discovery> {
   const address = baseUrl?.trim().replace(/\/+$/, "");
-  return discoverModels({ llamacppUrl: address || llamaCppUrl(env), ollamaUrl: address || ollamaUrl(env), ...options });
+  const key = env.GLASSBOX_API_KEY;
+  return discoverModels({
+    llamacppUrl: address || llamaCppUrl(env),
+    ollamaUrl: address || ollamaUrl(env),
+    openaiUrls: address ? [] : openAiUrls(env),
+    headers: key ? { Authorization: `Bearer ${new ApiKey(key, "GLASSBOX_API_KEY").reveal()}` } : {},
+    ...options,
+  });
+}
+
+/** Where OpenAI-compatible servers usually listen on a machine; GLASSBOX_OPENAI_URLS (comma-separated, empty: none) replaces the list. */
+const USUAL_OPENAI_SERVERS = [
+  { kind: "LM Studio", url: "http://127.0.0.1:1234" },
+  { kind: "vLLM", url: "http://127.0.0.1:8000" },
+  { kind: "SGLang", url: "http://127.0.0.1:30000" },
+];
+
+function openAiUrls(env: Env): Array<{ kind: string; url: string }> {
+  const listed = env.GLASSBOX_OPENAI_URLS;
+  if (listed === undefined) return USUAL_OPENAI_SERVERS;
+  return listed.split(",").map((url) => url.trim().replace(/\/+$/, "")).filter(Boolean).map((url) => ({ kind: "OpenAI-compatible", url }));
+}
+
+/**
+ * What the picker offers: what the servers answer, then the GGUF files in the usual folders of
+ * the home folder (HOME), which glassbox serves itself once one is picked.
+ */
+export async function findModelsAndFiles(baseUrl: string | undefined, env: Env = process.env, options: Partial<DiscoveryOptions> = {}): Promise<Discovery> {
+  const [servers, files] = await Promise.all([findModels(baseUrl, env, options), findGgufFiles(homeFolder(env))]);
+  return { candidates: [...servers.candidates, ...files.candidates], servers: servers.servers, unusable: files.unusable };
+}
+
+/** Each GGUF file found that cannot be used and why: `~/models/x.gguf is truncated: …`. */
+export function unusableFiles(discovery: Pick<Discovery, "unusable">, env: Env = process.env): string[] {
+  return (discovery.unusable ?? []).map((file) => `${tildePath(file.path, homeFolder(env))} ${file.problem}`);
 }
 
 /** `qwen3:4b · Ollama · 2.5 GB · context 40960`. */
 export function describeCandidate(candidate: Candidate): string {
   return [
     candidate.name,
-    serverLabel(candidate.server),
+    serverLabel(candidate.server, candidate.kind),
     ...(candidate.size ? [formatSize(candidate.size)] : []),
     candidate.contextLength ? `context ${candidate.contextLength}` : "context unknown",
     ...(candidate.tools === false ? ["no tool calls"] : []),
@@ -28,7 +65,7 @@ export function describeCandidate(candidate: Candidate): string {
 
 /** Each address asked and why it gave nothing: `llama.cpp at http://…: connection refused`. */
 export function silentServers(discovery: Discovery): string[] {
-  return discovery.servers.filter((server) => server.problem).map((server) => `${serverLabel(server.server)} at ${server.url}: ${server.problem}`);
+  return discovery.servers.filter((server) => server.problem).map((server) => `${serverLabel(server.server, server.kind)} at ${server.url}: ${server.problem}`);
 }
 
 /**

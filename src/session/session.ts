@@ -20,7 +20,9 @@ import { assemble, collectLayers, LayerError, type PromptLayer } from "../prompt
 import { compareToLock, formatFinding, readLock } from "../prompt/lock.ts";
 import { EventLog, eventLogPath, newRunId } from "../trace/event-log.ts";
 import { WireLog, wireLogPath } from "../trace/wire-log.ts";
-import { readProgress, resumeNote, writeProgress, type Progress } from "../trace/progress.ts";
+import { progressPath, readProgress, resumeNote, writeProgress, type Progress } from "../trace/progress.ts";
+import { DiskFullWatch, writeSoftly } from "../platform/disk-full.ts";
+import { removeKilledWriteLeftovers } from "../tools/temporary-files.ts";
 import { loadConfig, type Config } from "./config.ts";
 import { createModel, parseModelSpec } from "./model-spec.ts";
 import { UsageError } from "./usage-error.ts";
@@ -45,11 +47,13 @@ export interface Session {
   /** The spec the model came from (--model, the config, or a pick); null until one is named. */
   spec: string | null;
   /** Switches the session to another model (the TUI's picker, discovery); the next run uses it. */
-  chooseModel(spec: string): void;
+  chooseModel(spec: string, modelName?: string): void;
   /** The llama-server glassbox runs for a gguf: model (null for every other model); started by startOwnServer. */
   readonly ownServer: GgufModel | null;
   /** An openai: model, whose server is asked which model to use before the first run (prepareModel). */
   readonly served: OpenAiModel | null;
+  /** --insecure-tls: no server certificate is checked; said on the status line and at the start of `run` for as long as it is on. */
+  readonly insecureTls: boolean;
   checkpoint: Checkpoint;
   offerTools: boolean;
   clock: Clock;
@@ -132,9 +136,9 @@ export function openSession(args: SessionArgs, approver?: Approver, clock: Clock
   const wire = new WireLog(wireLogPath(workspace.root));
   let ownServer: GgufModel | null = null;
   let served: OpenAiModel | null = null;
-  const modelFor = (spec: string): ModelClient => {
+  const modelFor = (spec: string, modelName = args.modelName): ModelClient => {
     // The demo's model is built in; in the TUI it streams at a model's pace.
-    const model = spec === DEMO_MODEL ? demoModel(args.command === "tui" ? DEMO_PACE_MS : 0) : modelOf(spec, args, config, workspace.root, wire);
+    const model = spec === DEMO_MODEL ? demoModel(args.command === "tui" ? DEMO_PACE_MS : 0) : modelOf(spec, { ...args, modelName }, config, workspace.root, wire);
     // The server of the model this replaces is stopped: one llama-server per session.
     void ownServer?.stop();
     ownServer = model instanceof GgufModel ? model : null;
@@ -172,8 +176,8 @@ export function openSession(args: SessionArgs, approver?: Approver, clock: Clock
     limits,
     model,
     spec,
-    chooseModel: (chosen) => {
-      session.model = modelFor(chosen);
+    chooseModel: (chosen, modelName) => {
+      session.model = modelFor(chosen, modelName);
       session.spec = chosen;
     },
     get ownServer() {
@@ -182,6 +186,7 @@ export function openSession(args: SessionArgs, approver?: Approver, clock: Clock
     get served() {
       return served;
     },
+    insecureTls: args.insecureTls ?? false,
     checkpoint,
     offerTools: args.offerTools,
     clock,
@@ -319,7 +324,8 @@ export interface StartedRun {
 
 /**
  * Starts one task; every event is written to the run's log before anyone else sees it. With a
- * saved session, the run continues its conversation and is appended to it as it goes.
+ * saved session, the run continues its conversation and is appended to it as it goes. What a
+ * killed write left is cleared first; a full disk under the run's records stops it as disk_full.
  * `summarizeFirst`: the person asked for a summary (/compact), made before the task is sent.
  */
 export function startRun(session: Session, task: string, signal?: AbortSignal, saved?: SavedSession, summarizeFirst = false): StartedRun {
@@ -334,8 +340,10 @@ export function startRun(session: Session, task: string, signal?: AbortSignal, s
   } catch (error) {
     throw new UsageError(`cannot write the run log ${path} (${(error as NodeJS.ErrnoException).code ?? error}); glassbox logs every run, so the workspace must be writable`);
   }
+  removeKilledWriteLeftovers(session.workspace.root);
   session.checkpoint.journal = new ChangeJournal(session.workspace.root, runId);
-  const events = logged(log, session, runId, runAgent({
+  const diskFull = new DiskFullWatch(session.workspace.root);
+  const events = logged(log, session, runId, diskFull, runAgent({
     runId,
     task: firstMessage,
     systemPrompt: assemble(session.layers),
@@ -358,13 +366,13 @@ export function startRun(session: Session, task: string, signal?: AbortSignal, s
     record: saved?.record,
     context: saved?.context,
     summarizeFirst,
-    signal,
+    signal: signal ? AbortSignal.any([signal, diskFull.signal]) : diskFull.signal,
   }));
   return { runId, logPath: log.path, events: saved ? saved.save(runId, events) : events };
 }
 
 /** Logs each event before anyone sees it, saves the plan on each change; prompt drift is said right after run_start. */
-async function* logged(log: EventLog, session: Session, runId: string, events: AsyncGenerator<AgentEvent>): AsyncGenerator<AgentEvent> {
+async function* logged(log: EventLog, session: Session, runId: string, diskFull: DiskFullWatch, events: AsyncGenerator<AgentEvent>): AsyncGenerator<AgentEvent> {
   const drift = session.drift;
   const flush = function* () {
     for (const event of session.pending.splice(0)) {
@@ -372,18 +380,30 @@ async function* logged(log: EventLog, session: Session, runId: string, events: A
       yield event;
     }
   };
-  for await (const event of events) {
-    // stop stays the last line: what happened outside the run is said before it.
-    if (event.kind === "stop" && session.pending.length) yield* flush();
-    log.write(event);
-    if (event.kind === "todo") writeProgress(session.workspace.root, { run_id: runId, updated_at: new Date(session.clock.now()).toISOString(), items: event.items as Progress["items"] });
-    yield event;
-    if (event.kind === "run_start" && drift?.length) {
-      const warning: AgentEvent = { kind: "prompt_drift", findings: drift };
-      log.write(warning);
-      yield warning;
+  const root = session.workspace.root;
+  try {
+    for await (const loopEvent of events) {
+      let event = onFullDisk(loopEvent, diskFull);
+      // stop stays the last line: what happened outside the run is said before it.
+      if (event.kind === "stop" && session.pending.length) yield* flush();
+      // The stop itself may be what met the full disk.
+      if (!log.write(event)) event = onFullDisk(event, diskFull);
+      if (event.kind === "todo") writeSoftly(progressPath(root), () => writeProgress(root, { run_id: runId, updated_at: new Date(session.clock.now()).toISOString(), items: event.items as Progress["items"] }));
+      yield event;
+      if (event.kind === "run_start" && drift?.length) {
+        const warning: AgentEvent = { kind: "prompt_drift", findings: drift };
+        log.write(warning);
+        yield warning;
+      }
+      // Checked first: a generator made for every streamed token costs more than the token.
+      if (event.kind !== "stop" && session.pending.length) yield* flush();
     }
-    // Checked first: a generator made for every streamed token costs more than the token.
-    if (event.kind !== "stop" && session.pending.length) yield* flush();
+  } finally {
+    diskFull.close();
   }
+}
+
+/** A run whose records met a full disk ends `disk_full`, whatever the loop saw (the abort, or its own end). */
+function onFullDisk(event: AgentEvent, diskFull: DiskFullWatch): AgentEvent {
+  return event.kind === "stop" && diskFull.failedAt !== null ? { ...event, status: "disk_full", reason: diskFull.reason() } : event;
 }

@@ -1,4 +1,6 @@
 import { appendFileSync, closeSync, existsSync, openSync, readdirSync, readFileSync, readSync, statSync } from "node:fs";
+import { appendLine } from "../platform/append-line.ts";
+import { writeSoftly } from "../platform/disk-full.ts";
 import { redact } from "../trace/redact.ts";
 import { dirname, join } from "node:path";
 import { glassboxFolder, makeGlassboxFolder } from "../platform/glassbox-folder.ts";
@@ -16,7 +18,8 @@ import { emptyContext, restoreContext, type ContextState } from "../core/context
  * A saved session: `<workspace>/.glassbox/sessions/<session_id>.jsonl`, one JSON line each for
  * the header, every message of the conversation record (what the next request carries) and every
  * event the panes draw (what the transcript, verdicts, plan and meters show). Lines are only ever
- * appended, each in one write, so a killed glassbox leaves everything before its last line.
+ * appended, each in one write, so a killed glassbox leaves everything before its last line. On a
+ * full disk a line is left out whole and the run is told (disk-full.ts): glassbox never crashes.
  */
 export function sessionsFolder(workspaceRoot: string): string {
   return glassboxFolder(workspaceRoot, "sessions");
@@ -307,20 +310,22 @@ export class SavedSession {
   }
 
   private append(line: object): void {
-    if (!this.opened) this.open();
-    appendFileSync(this.path, redact(JSON.stringify(line)) + "\n");
+    writeSoftly(this.path, () => {
+      if (!this.opened) this.open();
+      appendLine(this.path, redact(JSON.stringify(line)));
+    });
   }
 
   private open(): void {
-    this.opened = true;
     makeGlassboxFolder(dirname(this.path));
     if (!existsSync(this.path)) {
       const header = { kind: "session", version: VERSION, session_id: this.id, started_at: iso(this.now()), workspace: this.workspaceRoot };
-      appendFileSync(this.path, JSON.stringify(header) + "\n");
+      appendLine(this.path, JSON.stringify(header));
     } else if (!endsWithNewline(this.path)) {
       // A line cut off by a crash stays a line of its own: the next one must not be glued to it.
       appendFileSync(this.path, "\n");
     }
+    this.opened = true;
   }
 }
 

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { defineTool, Refusal, type Tool } from "./tool.ts";
+import { FILE_TEXT_ARGUMENT_CHARS, defineTool, Refusal, type Tool } from "./tool.ts";
 import { numbered } from "./files.ts";
 import { readTextFile, writePlannedText, type PlannedText } from "./file-write.ts";
 import { syntaxProblem } from "./syntax.ts";
@@ -49,6 +49,7 @@ export function makeEditFile(editChecks: Checks = {}, guarded = true): Tool {
         if (args.old === undefined) context.addIssue({ code: "custom", path: ["old"], message: "required" });
         else if (args.new === undefined) context.addIssue({ code: "custom", path: ["new"], message: "required" });
       }),
+    maxArgumentChars: FILE_TEXT_ARGUMENT_CHARS,
     needsApproval: true,
     async plan(args, context) {
       const file = context.workspace.resolve(args.path);

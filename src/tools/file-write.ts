@@ -1,18 +1,23 @@
-import { chmodSync, existsSync, lstatSync, mkdirSync, readFileSync, renameSync, statSync, unlinkSync, writeFileSync } from "node:fs";
-import { basename, dirname, join } from "node:path";
+import { chmodSync, existsSync, lstatSync, mkdirSync, readFileSync, renameSync, rmdirSync, rmSync, statSync, unlinkSync, writeFileSync } from "node:fs";
+import { dirname, join } from "node:path";
 import { Refusal } from "./refusal.ts";
 import { requireRegularFile } from "./files.ts";
-import type { ToolContext } from "./tool.ts";
+import { ToolFailure, type ToolContext } from "./tool.ts";
 import type { ResolvedPath, Workspace } from "./workspace.ts";
 import { digest } from "../undo/journal.ts";
 import { lineEnding, type LineEnding } from "../core/text-edit.ts";
+import { isDiskFull } from "../platform/disk-full.ts";
+import { syncFile } from "../platform/append-line.ts";
+import { temporaryBeside, temporaryFor, type Temporary } from "./temporary-files.ts";
 
 /**
  * The one way the file tools change a file (write_file, edit_file, delete_file, move_file) and
  * undo puts one back. It keeps what the tool does not mean to change: a file that is not UTF-8
  * is refused (never re-encoded), a byte-order mark stays, a CRLF file stays CRLF, the mode
- * stays; each change is saved in the run's undo journal first; the bytes that were planned
- * (and shown for approval) are the bytes that are written.
+ * stays; each change is saved in the run's undo journal first (on the disk before the file
+ * changes); the bytes that were planned (and shown for approval) are the bytes that are written.
+ * A kill at any instant leaves each file old or new and nothing else in the person's tree; a full
+ * disk leaves the file unchanged and is named in the tool's result.
  */
 
 /** Files larger than this are not changed as text (read whole, diffed for approval). */
@@ -111,7 +116,10 @@ export function writePlannedText(context: ToolContext, tool: string, plan: Plann
   stillResolvesTo(context.workspace, plan.path, plan.file, plan.argument);
   stillHolds(plan.file, plan.current?.sha256 ?? null, plan.argument);
   const bytes = plannedBytes(plan);
-  journaled(context, tool, plan.file, bytes, () => replaceWhole(plan.file.real, (temporary) => writeFileSync(temporary, bytes), modeOf(plan.file.real)));
+  const root = context.workspace.root;
+  journaled(context, [[tool, plan.file, bytes]], `\`${plan.file.relative}\` (argument \`${plan.argument}\`) was not written and is unchanged`, () =>
+    replaceWhole(root, plan.file.real, (temporary) => writeFileSync(temporary, bytes), modeOf(plan.file.real)),
+  );
 }
 
 /** A file a tool is about to remove or move: it is the path's own regular file, not a link to one. */
@@ -126,7 +134,7 @@ export function requireOwnRegularFile(workspace: Workspace, path: string, file: 
 export function deleteJournaled(context: ToolContext, path: string, file: ResolvedPath, sha256: string): void {
   stillResolvesTo(context.workspace, path, file);
   stillHolds(file, sha256, "path");
-  journaled(context, "delete_file", file, null, () => unlinkSync(file.real));
+  journaled(context, [["delete_file", file, null]], `\`${file.relative}\` (argument \`path\`) was not deleted`, () => unlinkSync(file.real));
 }
 
 export interface PlannedMove {
@@ -150,27 +158,32 @@ export function moveJournaled(context: ToolContext, move: PlannedMove): void {
   if (existsSync(to.real) && !args.overwrite) throw new Refusal(`Argument \`to\`: \`${to.relative}\` appeared while the call waited for approval; pass overwrite: true to replace it.`);
   stillHolds(to, move.toSha256, "to");
   const bytes = readFileSync(from.real);
-  const savedTo = context.journal?.saveBefore("move_file", to, bytes);
-  try {
-    journaled(context, "move_file", from, null, () => {
-      mkdirSync(dirname(to.real), { recursive: true });
-      renameSync(from.real, to.real);
-    });
-  } catch (error) {
-    savedTo?.failed();
-    throw error;
-  }
+  const changes: Announced[] = [["move_file", to, bytes], ["move_file", from, null]];
+  journaled(context, changes, `\`${from.relative}\` (argument \`from\`) was not moved to \`${to.relative}\``, () => {
+    mkdirSync(dirname(to.real), { recursive: true });
+    renameSync(from.real, to.real);
+  });
 }
 
-/** Saves what the file holds in the run's journal (when the run keeps one), then changes it. */
-function journaled(context: ToolContext, tool: string, file: ResolvedPath, after: Uint8Array | null, change: () => void): void {
-  const saved = context.journal?.saveBefore(tool, file, after);
+/** A change the journal is told of first: the tool, the file, and the bytes it will hold (null: removed). */
+type Announced = [tool: string, file: ResolvedPath, after: Uint8Array | null];
+
+/**
+ * Saves what each file holds in the run's journal (when the run keeps one), then makes the
+ * change, then says it was made; a change that fails is said to have failed. A full disk is
+ * told to the model as `unchanged` says (one clause naming the file and its argument).
+ */
+function journaled(context: ToolContext, announced: Announced[], unchanged: string, change: () => void): void {
+  const saved: Array<{ done(): void; failed(): void }> = [];
   try {
+    for (const [tool, file, after] of announced) if (context.journal) saved.push(context.journal.saveBefore(tool, file, after));
     change();
   } catch (error) {
-    saved?.failed();
+    for (const each of saved) each.failed();
+    if (isDiskFull(error)) throw new ToolFailure(`Failed: no space left on device, so ${unchanged}; tell the user the disk is full.`, "no space left on device");
     throw error;
   }
+  for (const each of saved) each.done();
 }
 
 /** A file's permission bits; null when there is no file. */
@@ -183,18 +196,48 @@ export function modeOf(real: string): number | null {
 }
 
 /**
- * Fills a temporary file beside `real`, gives it `mode` (the replaced file's; null: the default
- * for a new file), then renames it over `real`: readers see the old file or the new one, never half.
+ * Fills a temporary file, gives it `mode` (the replaced file's; null: the default for a new file),
+ * puts it on the disk, then renames it over `real`: readers see the old file or the new one,
+ * never half, and a kill leaves the temporary only under `.glassbox/tmp/` (see temporary-files.ts).
+ * On failure nothing is left: no temporary, no folder made for the file.
  */
-export function replaceWhole(real: string, fill: (temporary: string) => void, mode: number | null): void {
-  mkdirSync(dirname(real), { recursive: true });
-  const temporary = join(dirname(real), `.${basename(real)}.glassbox-${process.pid}.tmp`);
+export function replaceWhole(workspaceRoot: string, real: string, fill: (temporary: string) => void, mode: number | null): void {
+  const madeFolder = mkdirSync(dirname(real), { recursive: true });
   try {
-    fill(temporary);
-    if (mode !== null) chmodSync(temporary, mode);
-    renameSync(temporary, real);
+    try {
+      fillAndRename(temporaryFor(workspaceRoot, real), real, fill, mode);
+    } catch (error) {
+      // One device seen through two mounts (a bind mount) refuses a rename across them too.
+      if ((error as NodeJS.ErrnoException).code !== "EXDEV") throw error;
+      fillAndRename(temporaryBeside(workspaceRoot, real), real, fill, mode);
+    }
   } catch (error) {
-    if (existsSync(temporary)) unlinkSync(temporary);
+    if (madeFolder) removeEmptyFolders(dirname(real), madeFolder);
     throw error;
+  }
+}
+
+function fillAndRename(temporary: Temporary, real: string, fill: (temporary: string) => void, mode: number | null): void {
+  try {
+    fill(temporary.path);
+    if (mode !== null) chmodSync(temporary.path, mode);
+    syncFile(temporary.path);
+    renameSync(temporary.path, real);
+  } catch (error) {
+    rmSync(temporary.path, { force: true });
+    throw error;
+  } finally {
+    temporary.release();
+  }
+}
+
+/** Removes `folder` and its parents up to `top`, the first folder a failed write made, while they are empty. */
+function removeEmptyFolders(folder: string, top: string): void {
+  for (let at = folder; at.startsWith(top); at = dirname(at)) {
+    try {
+      rmdirSync(at);
+    } catch {
+      return;
+    }
   }
 }

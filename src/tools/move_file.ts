@@ -33,7 +33,7 @@ export const moveFile = defineTool({
       target: `${from.relative} → ${to.relative}`,
       paths: [from.relative, to.relative],
       // The new path as it will be, against what it holds now (nothing, or the file it replaces).
-      change: { path: to.relative, from: from.relative, before: replaced ? shownText(replaced) : shown, after: shown },
+      change: { path: to.relative, from: from.relative, before: replaced ? shownText(replaced) : null, after: shown },
       async execute() {
         moveJournaled(context, move);
         return `Moved ${from.relative} to ${to.relative}${replaced ? ", replacing the file that was there" : ""}; the user can move it back with glassbox undo.`;

@@ -2,6 +2,8 @@ import type { z } from "zod";
 import type { Workspace } from "./workspace.ts";
 import type { Clock } from "../core/clock.ts";
 import type { ChangeJournal } from "../undo/journal.ts";
+import { ArgumentCharsSchema } from "../core/argument-limits.ts";
+import { PARSE_ONCE } from "../core/zod-start.ts";
 
 export { Refusal } from "./refusal.ts";
 
@@ -86,10 +88,16 @@ export interface Tool<Args = any> {
   /** Changes something: a person (or an allow rule) must approve each call. */
   needsApproval: boolean;
   approval?: ApprovalContext;
+  /** The most characters its arguments may take as JSON text (ARGUMENT_LIMITS.max_chars when absent): a tool that takes whole files needs more. */
+  maxArgumentChars?: number;
   /** Preflight: resolves and confines paths, checks what can be checked without a person. Throws Refusal. */
   plan(args: Args, context: ToolContext): Promise<ToolPlan>;
 }
 
+/** The cap of the tools that carry a file's text (write_file, edit_file): a million characters of it, with room for JSON's escapes. */
+export const FILE_TEXT_ARGUMENT_CHARS = 2_000_000;
+
 export function defineTool<Args>(tool: Tool<Args>): Tool<Args> {
+  if (tool.maxArgumentChars !== undefined) ArgumentCharsSchema.parse(tool.maxArgumentChars, PARSE_ONCE);
   return tool;
 }

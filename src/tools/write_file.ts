@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { defineTool, Refusal } from "./tool.ts";
+import { FILE_TEXT_ARGUMENT_CHARS, defineTool, Refusal } from "./tool.ts";
 import { readTextFile, writePlannedText, type PlannedText } from "./file-write.ts";
 import { withLineEndings } from "../core/text-edit.ts";
 
@@ -14,6 +14,7 @@ export const writeFile = defineTool({
       content: z.string().max(1_000_000).describe("The complete new content of the file"),
     })
     .strict(),
+  maxArgumentChars: FILE_TEXT_ARGUMENT_CHARS,
   needsApproval: true,
   async plan(args, context) {
     const file = context.workspace.resolve(args.path);

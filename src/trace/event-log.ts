@@ -2,6 +2,8 @@ import { appendFileSync } from "node:fs";
 import { redact } from "./redact.ts";
 import { dirname } from "node:path";
 import { glassboxFolder, makeGlassboxFolder } from "../platform/glassbox-folder.ts";
+import { appendLine } from "../platform/append-line.ts";
+import { writeSoftly } from "../platform/disk-full.ts";
 import type { AgentEvent } from "../core/events.ts";
 
 /** Where a run's events go: `<workspace>/.glassbox/runs/<run_id>.jsonl`, a folder no tool can touch. */
@@ -11,7 +13,9 @@ export function eventLogPath(workspaceRoot: string, runId: string): string {
 
 /**
  * Appends each event as one JSON line in a single write, so a run killed at any moment leaves a
- * log whose every line parses. Streaming deltas are left out: their text is whole in model_reply.
+ * log whose every line parses but a last one the kill cut off. Streaming deltas are left out:
+ * their text is whole in model_reply.
+ * On a full disk an event is left out (never half written) and the run is told (disk-full.ts).
  */
 export class EventLog {
   /** Creates the log file at once, so a workspace that cannot hold it fails before anything runs. */
@@ -20,9 +24,10 @@ export class EventLog {
     appendFileSync(path, "");
   }
 
-  write(event: AgentEvent): void {
-    if (event.kind === "model_delta") return;
-    appendFileSync(this.path, redact(JSON.stringify(event)) + "\n");
+  /** Whether the event is in the log (deltas count as written). */
+  write(event: AgentEvent): boolean {
+    if (event.kind === "model_delta") return true;
+    return writeSoftly(this.path, () => appendLine(this.path, redact(JSON.stringify(event))));
   }
 }
 

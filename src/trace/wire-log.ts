@@ -1,7 +1,9 @@
-import { appendFileSync, readFileSync, existsSync } from "node:fs";
+import { readFileSync, existsSync } from "node:fs";
 import { redact } from "./redact.ts";
 import { dirname } from "node:path";
 import { glassboxFolder, makeGlassboxFolder } from "../platform/glassbox-folder.ts";
+import { appendLine } from "../platform/append-line.ts";
+import { writeSoftly } from "../platform/disk-full.ts";
 
 export function wireLogPath(workspaceRoot: string): string {
   return glassboxFolder(workspaceRoot, "wire.jsonl");
@@ -39,7 +41,9 @@ export class WireLog {
   /** Logs a request body (the exact text about to be sent); returns its sequence number. */
   request(url: string, body: string): number {
     const seq = ++this.seq;
-    this.append(`{"kind":"request","seq":${seq},"at":${JSON.stringify(this.stamp())},"url":${JSON.stringify(url)},"body":${body}}`);
+    const logged = this.append(`{"kind":"request","seq":${seq},"at":${JSON.stringify(this.stamp())},"url":${JSON.stringify(url)},"body":${body}}`);
+    // No request leaves unlogged: on a full disk the model call fails (and the run stops as disk_full).
+    if (!logged) throw new Error("no space left on device for the wire log (.glassbox/wire.jsonl), so the request was not sent");
     return seq;
   }
 
@@ -51,10 +55,13 @@ export class WireLog {
     return new Date(this.now()).toISOString();
   }
 
-  private append(line: string): void {
-    // Made on first use, so a command that fails its checks leaves nothing behind.
-    if (!this.ready) makeGlassboxFolder(dirname(this.path)), (this.ready = true);
-    appendFileSync(this.path, redact(line) + "\n");
+  /** Whether the line was written: on a full disk it is left out (never half written) and the run told. */
+  private append(line: string): boolean {
+    return writeSoftly(this.path, () => {
+      // Made on first use, so a command that fails its checks leaves nothing behind.
+      if (!this.ready) makeGlassboxFolder(dirname(this.path)), (this.ready = true);
+      appendLine(this.path, redact(line));
+    });
   }
 }
 

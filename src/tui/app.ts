@@ -5,7 +5,7 @@ import { assembleMarked } from "../prompt/layers.ts";
 import { layerStates, readLock } from "../prompt/lock.ts";
 import { ApprovalModal } from "./approval-modal.ts";
 import { benchHook } from "./bench-hook.ts";
-import { createScreen, drawOnly, terminalProblem, writeNow, type Widgets } from "./blessed.ts";
+import { createScreen, drawOnly, onSignalExit, terminalProblem, writeNow, type Widgets } from "./blessed.ts";
 import { layout, type Layout } from "./layout.ts";
 import { Overlay } from "./overlay.ts";
 import { layerPaneRows } from "./panes/layers-pane.ts";
@@ -32,6 +32,7 @@ import { probeSandboxAhead } from "../sandbox/detect.ts";
 import { interactiveJit } from "../platform/jit.ts";
 import { RunControl } from "./run-control.ts";
 import { KeyRouter } from "./key-router.ts";
+import { OwnServer } from "./own-server.ts";
 
 export interface TuiOptions {
   /** Start the args' task at once (the demo). */
@@ -75,6 +76,8 @@ class TuiApp {
   readonly choice: ModelChoice;
   readonly runs: RunControl;
   readonly finished: Promise<number>;
+  /** The llama-server of a gguf: model. */
+  private readonly server: OwnServer;
   private readonly overlay: Overlay;
   private readonly panes: ScreenPanes;
   private readonly composer: Composer;
@@ -101,6 +104,9 @@ class TuiApp {
     this.finished = new Promise((resolve) => (this.quit = resolve));
     const l = this.layout();
     const panes = (this.panes = new ScreenPanes(screen, l));
+    this.server = new OwnServer(session, { say: this.say, redraw: () => this.scheduler.request() });
+    // SIGTERM and a closed terminal (SIGHUP) stop the server too, not only a quit.
+    onSignalExit(() => this.shutdown());
     this.runs = new RunControl(session, saved, {
       start: (task, signal, saved, summarizeFirst) => {
         const run = startRun(session, task, signal, saved, summarizeFirst);
@@ -114,6 +120,7 @@ class TuiApp {
       say: this.say,
       warn: this.warn,
       redraw: (now) => (now ? this.scheduler.drawNow() : this.scheduler.request()),
+      prepare: () => this.server.ensure(),
     });
     try {
       this.lock = readLock(session.workspace.root);
@@ -146,6 +153,7 @@ class TuiApp {
       },
       redraw: () => this.scheduler.request(),
       running: () => this.runs.active,
+      modelChosen: () => void this.server.ensure(),
     });
     this.overlay = new Overlay(screen, () => this.scheduler.request());
     const { composer, overlay, modal, choice, scheduler, runs } = this;
@@ -185,8 +193,9 @@ class TuiApp {
     );
   }
 
-  /** Before the first run: is the model server there? Says so, with the fix, in the status line. */
+  /** Before the first run: is the model server there? Says so, with the fix, in the status line. A gguf: model's own server starts. */
   async checkServer(args: CliArgs): Promise<void> {
+    if (this.session.ownServer) return void this.server.ensure();
     const problem = await serverProblem(this.session.model.name, args.baseUrl);
     if (!problem) return;
     this.warning = problem;
@@ -234,13 +243,19 @@ class TuiApp {
   }
 
   private exit(): void {
-    this.runs.quit();
+    void this.shutdown().finally(() => this.quit(0));
+  }
+
+  /** Every way out: the run stopped, the terminal given back, the servers (and everything they started) stopped. */
+  private async shutdown(): Promise<void> {
+    // Waited for: a hang-up during a check still writes the stop event and removes the check's temp folder.
+    const runEnded = this.runs.quit();
     this.modal.close("no");
     this.choice.picker.close();
     this.scheduler.stop();
-    this.screen.destroy();
-    // The servers (and everything they started) go with the session.
-    void this.session.mcp.close().finally(() => this.quit(0));
+    // A signal's exit has restored the terminal already.
+    if (!(this.screen as { destroyed?: boolean }).destroyed) this.screen.destroy();
+    await Promise.all([runEnded, this.session.mcp.close(), this.server.stop()]);
   }
 
   private onModalChange(): void {
@@ -277,7 +292,7 @@ class TuiApp {
     panes.transcript.draw();
     this.scheduler.frameMs = paceFor(panes.transcript.rowsPerSecond());
     const state = this.modal.open ? "waiting for approval" : runs.state;
-    panes.status.setContent(statusLine({ state, queued: runs.queued, warning: this.warning, model: session.model.name, workspace: session.workspace.root, sandbox: session.sandbox }));
+    panes.status.setContent(statusLine({ state, queued: runs.queued, warning: this.warning, model: session.model.name, workspace: session.workspace.root, sandbox: session.sandbox, insecureTls: session.insecureTls, server: this.server.status() }));
     panes.verdicts.draw();
     panes.meters.draw(meters(runs.view, Date.now()));
     panes.layers.draw(

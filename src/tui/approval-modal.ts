@@ -6,7 +6,7 @@ import { describeHidden, showHidden } from "../prompt/hidden.ts";
 import { paint } from "./theme.ts";
 import type { Rect } from "./layout.ts";
 
-const DIFF_COLOR: Record<DiffKind, string | null> = { add: "green", remove: "red", hunk: "cyan", header: "gray", context: null };
+const DIFF_COLOR: Record<DiffKind, string | null> = { move: null, add: "green", remove: "red", hunk: "cyan", header: "gray", context: null };
 
 /**
  * Asks a person about one call. What is being approved (tool, target, rule) and the keys sit in
@@ -123,7 +123,7 @@ export class ApprovalModal {
       content: [
         `{bold}${safeTagged(request.tool)}{/bold} on {bold}${safeTagged(request.target ?? "(no target)")}{/bold}`,
         `why asked: ${safeTagged(request.why)}`,
-        `arguments: ${safeTagged(shownArgs)}${argsHidden ? paint("red", ` ⚠ ${argsHidden}`) : ""}`,
+        `arguments: ${safeTagged(shownArgs)}${argsHidden ? paint("red", ` warning: ${argsHidden}`) : ""}`,
       ].join("\n"),
     });
     const lines = request.change ? diffLines(request.change) : [];
@@ -166,6 +166,6 @@ function alwaysMeans(request: ApprovalRequest): string {
 /** A server tool's description for the modal: hidden characters written out and flagged. */
 function describedTool(description: string): string {
   const hidden = describeHidden(description);
-  const flag = hidden ? paint("red", `⚠ this description holds ${hidden}, shown as <U+…>; they may carry instructions the model reads`) + "\n" : "";
+  const flag = hidden ? paint("red", `warning: this description holds ${hidden}, shown as <U+…>; they may carry instructions the model reads`) + "\n" : "";
   return flag + (description ? safeTagged(showHidden(description)) : "(no description)");
 }

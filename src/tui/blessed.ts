@@ -24,6 +24,7 @@ import { belowTopTier } from "../platform/jit.ts";
 // @ts-ignore -- a data file. Bun embeds it in the compiled binary and the default export is its
 // path (under $bunfs inside the binary, the real file when run from source). No .d.ts covers it.
 import embeddedTerminfoFile from "blessed/usr/xterm-256color" with { type: "file" };
+import { HANG_UPS } from "../platform/hang-ups.ts";
 
 export type { Widgets };
 
@@ -277,6 +278,22 @@ export const blessed = {
 /* ---------- screen ---------- */
 
 const SIGNAL_EXIT: Partial<Record<NodeJS.Signals, number>> = { SIGHUP: 129, SIGINT: 130, SIGTERM: 143 };
+/**
+ * How long a signal's exit waits for the cleanups; a second Ctrl-C ends glassbox at once (the
+ * default action), further hang-ups are ignored meanwhile (HANG_UPS says why).
+ */
+const SIGNAL_CLEANUP_MS = 5000;
+const signalCleanups = new Set<() => Promise<unknown>>();
+const ignoreSignal = () => {};
+
+/**
+ * Work a signal's exit waits for, after the terminal is restored: stopping what glassbox started
+ * that outlives it otherwise (a llama-server holding gigabytes). Returns its removal.
+ */
+export function onSignalExit(cleanup: () => Promise<unknown>): () => void {
+  signalCleanups.add(cleanup);
+  return () => signalCleanups.delete(cleanup);
+}
 
 function describe(error: unknown): string {
   if (error instanceof Error) return error.stack ?? `${error.name}: ${error.message}`;
@@ -287,7 +304,8 @@ function describe(error: unknown): string {
  * A screen with glassbox's settings, whose terminal is restored (alternate buffer left, cursor
  * shown, raw mode off) on exit, uncaught exception, unhandled rejection, SIGTERM, SIGHUP and
  * SIGINT. Errors are written to stderr after the restore, so they land in the normal buffer.
- * Ctrl-C in raw mode is a key, not SIGINT: the caller binds "C-c".
+ * A signal's exit waits for the cleanups given to onSignalExit. Ctrl-C in raw mode is a key, not
+ * SIGINT: the caller binds "C-c".
  *
  * `forceUnicode` defaults to true (line borders and wide characters even under LANG=C); pass
  * `forceUnicode: undefined` to let blessed decide from the locale.
@@ -324,7 +342,9 @@ export function createScreen(options: Widgets.IScreenOptions = {}): Widgets.Scre
   const onRejection = die("unhandled rejection");
   const onSignal = (signal: NodeJS.Signals) => {
     restore();
-    process.exit(SIGNAL_EXIT[signal] ?? 1);
+    for (const repeated of HANG_UPS) process.on(repeated, ignoreSignal);
+    const cleanups = Promise.allSettled([...signalCleanups].map(async (cleanup) => cleanup()));
+    void Promise.race([cleanups, Bun.sleep(SIGNAL_CLEANUP_MS)]).then(() => process.exit(SIGNAL_EXIT[signal] ?? 1));
   };
   const signals = Object.keys(SIGNAL_EXIT) as NodeJS.Signals[];
   // blessed's own uncaughtException / SIGTERM / SIGINT handlers stand aside when another

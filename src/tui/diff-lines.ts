@@ -1,12 +1,28 @@
 import { createTwoFilesPatch } from "diff";
 import type { FileChange } from "../tools/tool.ts";
 
-export type DiffKind = "add" | "remove" | "hunk" | "header" | "context";
+export type DiffKind = "move" | "add" | "remove" | "hunk" | "header" | "context";
+export type DiffLine = { kind: DiffKind; text: string };
 
-/** A change as unified-diff lines (from the `diff` library), each tagged with how to colour it. */
-export function diffLines(change: FileChange, maxLines = 2000): Array<{ kind: DiffKind; text: string }> {
+/**
+ * A change as the approval shows it: unified-diff lines (from the `diff` library), each tagged
+ * with how to colour it. A move says first what is renamed to what; its content is the same on
+ * both sides, so only a file it overwrites has a diff (that file's text against the moved one).
+ */
+export function diffLines(change: FileChange, maxLines = 2000): DiffLine[] {
+  const lines = change.from === undefined ? changeLines(change) : moveLines({ ...change, from: change.from });
+  if (lines.length <= maxLines) return lines;
+  return [...lines.slice(0, maxLines), { kind: "header", text: `[… ${lines.length - maxLines} more diff lines not shown]` }];
+}
+
+function moveLines(move: FileChange & { from: string }): DiffLine[] {
+  if (move.before === null) return [{ kind: "move", text: `${move.from} → ${move.path}` }, { kind: "header", text: "(the content moves unchanged)" }];
+  return [{ kind: "move", text: `${move.from} → ${move.path} (overwrites ${move.path})` }, ...changeLines({ path: move.path, before: move.before, after: move.after })];
+}
+
+function changeLines(change: FileChange): DiffLine[] {
   const patch = createTwoFilesPatch(
-    change.from ?? change.path,
+    change.path,
     change.path,
     change.before ?? "",
     change.after ?? "",
@@ -14,16 +30,17 @@ export function diffLines(change: FileChange, maxLines = 2000): Array<{ kind: Di
     change.after === null ? "(deleted)" : "after",
     { context: 3 },
   );
-  // Drop the "Index:" and "====" banner lines (no "Index:" when the names differ, as in a move)
-  // and the trailing empty line; keep the rest as it is.
+  // Drop the "Index:" and "====" banner lines and the trailing empty line; keep the rest as it is.
   const all = patch.split("\n");
-  const lines = all
+  return all
     .slice(all.findIndex((line) => line.startsWith("--- ")))
-    .filter((line) => line !== "" && line !== "\\ No newline at end of file");
-  const kinds = lines.map((text) => ({
-    kind: (text.startsWith("+++") || text.startsWith("---") ? "header" : text.startsWith("+") ? "add" : text.startsWith("-") ? "remove" : text.startsWith("@@") ? "hunk" : "context") as DiffKind,
-    text,
-  }));
-  if (kinds.length <= maxLines) return kinds;
-  return [...kinds.slice(0, maxLines), { kind: "header", text: `[… ${kinds.length - maxLines} more diff lines not shown]` }];
+    .filter((line) => line !== "" && line !== "\\ No newline at end of file")
+    .map((text) => ({ kind: kindOf(text), text }));
+}
+
+function kindOf(text: string): DiffKind {
+  if (text.startsWith("+++") || text.startsWith("---")) return "header";
+  if (text.startsWith("+")) return "add";
+  if (text.startsWith("-")) return "remove";
+  return text.startsWith("@@") ? "hunk" : "context";
 }

@@ -35,12 +35,16 @@ export function showEvent(event: AgentEvent, panes: EventPanes, changedFiles: ()
         t.line(`note: ${event.text}`, "notice");
         panes.verdicts.note(event.text);
         break;
+      case "model_retry":
+        t.line(`reconnecting (attempt ${event.attempt}): ${event.reason}`, "notice");
+        break;
       case "model_reply":
         if (event.finish_reason === "length") t.line("[the reply was cut off by the reply cap, max_tokens]", "notice");
         t.newline();
         break;
       case "tool_call": {
-        t.line(`⚙ ${event.tool}${event.from_text ? " (written as text)" : ""} ${event.arguments}`, "tool");
+        // ▸, not ⚙: a glyph that can be an emoji is drawn two cells wide by some terminals, which pushes the border out.
+        t.line(`▸ ${event.tool}${event.from_text ? " (written as text)" : ""} ${event.arguments}`, "tool");
         const lines = event.result.split("\n");
         const preview = lines.slice(0, 4).join("\n") + (lines.length > 4 ? `\n… ${lines.length - 4} more lines (${event.result_chars} chars)` : "");
         t.line(`  ${event.decision}: ${preview}`, "result");

@@ -16,7 +16,7 @@ Tab          move focus: input → transcript → tool verdicts (completes / com
 ↑ ↓ Enter    in the tool verdicts: choose a call; Enter opens its whole result as the model got it
 PgUp PgDn    scroll the focused pane; Home / End jump (End follows the stream again)
 p            (on an empty input) show the full system prompt, each layer marked
-m            (on an empty input, between runs) choose the model: what answers on this machine
+m            (on an empty input, between runs) choose the model: what answers on this machine, or a GGUF file
 u            (on an empty input, between runs) undo the last run that changed files: shows them, asks y/n
 ? / F1       this help (? on an empty input; F1 anywhere)
 Ctrl-L       draw the whole screen again (after another program wrote over it)

@@ -24,7 +24,7 @@ export function mcpQuestions(modal: ApprovalModal, workspaceRoot: string): HubQu
       return modal.confirm("MCP tool changed", `Offer ${tool} to the model this session? ${why}`, [
         "description:",
         ...showHidden(description).split("\n"),
-        ...(hidden ? ["", `⚠ the description holds ${hidden}, shown as <U+…>`] : []),
+        ...(hidden ? ["", `warning: the description holds ${hidden}, shown as <U+…>`] : []),
       ], { yes: "offer it this session", no: "keep it withheld" });
     },
   };

@@ -1,6 +1,7 @@
 import type { Candidate, Discovery } from "../model/discovery.ts";
-import { describeCandidate, findModels } from "../session/find-model.ts";
+import { describeCandidate, findModelsAndFiles } from "../session/find-model.ts";
 import type { Session } from "../session/session.ts";
+import { UsageError } from "../session/usage-error.ts";
 import { rememberModel, rememberedCandidate } from "../session/workspace-state.ts";
 import type { Widgets } from "./blessed.ts";
 import { ModelPicker } from "./model-picker.ts";
@@ -19,11 +20,14 @@ export interface ChoiceHost {
   warn(text: string): void;
   redraw(): void;
   running(): boolean;
+  /** The session's model was set: a gguf: model's server starts. */
+  modelChosen(): void;
 }
 
 /**
  * Which model the TUI talks to when no --model or config names one: the remembered one while it
- * still answers, else the only one that answers, else the person's pick.
+ * still answers (or its GGUF file is still there), else the only model a server answers with,
+ * else the person's pick. A GGUF file is never taken unasked: loading one takes memory and time.
  */
 export class ModelChoice {
   readonly picker: ModelPicker;
@@ -31,19 +35,20 @@ export class ModelChoice {
   private pickerFromM = false;
 
   constructor(screen: Widgets.Screen, private readonly host: ChoiceHost) {
-    this.picker = new ModelPicker(screen, () => host.redraw(), () => findModels(host.baseUrl));
+    this.picker = new ModelPicker(screen, () => host.redraw(), () => findModelsAndFiles(host.baseUrl));
   }
 
   /** At start: asks the servers, then uses the remembered or only model, or opens the picker (which also explains when nothing answers). */
   async find(): Promise<void> {
     this.host.warn("looking for a model: asking llama.cpp and Ollama on this machine…");
-    const found = await findModels(this.host.baseUrl);
+    const found = await findModelsAndFiles(this.host.baseUrl);
     this.host.warn("");
     // Meanwhile the person may have opened the picker themselves.
     if (this.picker.open || this.host.session.spec !== null) return;
     const remembered = rememberedCandidate(this.host.session.workspace.root, found.candidates);
     if (remembered) return this.use(remembered, "in use since it was chosen here");
-    if (found.candidates.length === 1) return this.use(found.candidates[0]!, "the only model that answers");
+    const answering = found.candidates.filter((candidate) => candidate.server !== "gguf");
+    if (answering.length === 1) return this.use(answering[0]!, "the only model that answers");
     await this.pick(false, found);
   }
 
@@ -75,7 +80,18 @@ export class ModelChoice {
   }
 
   private use(candidate: Candidate, why: string, remember = false): void {
-    this.host.session.chooseModel(candidate.spec);
+    const { session } = this.host;
+    // The same GGUF file while its server runs: kept, not loaded again. (One that died starts again.)
+    const keep = candidate.spec === session.spec && session.ownServer?.running;
+    try {
+      if (!keep) session.chooseModel(candidate.spec, candidate.modelName);
+    } catch (error) {
+      if (!(error instanceof UsageError)) throw error;
+      // Where it wraps, whole: no llama-server installed, or a file that changed since it was listed.
+      this.host.note(`${sanitize(candidate.spec)} cannot be used: ${sanitize(error.message)}`);
+      return this.host.warn(`${candidate.name} cannot be used; the transcript says why`);
+    }
+    this.host.modelChosen();
     this.host.warn("");
     let note = why;
     if (remember) {

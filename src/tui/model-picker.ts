@@ -1,13 +1,17 @@
 import { serverLabel, type Candidate, type Discovery } from "../model/discovery.ts";
-import { formatSize, silentServers } from "../session/find-model.ts";
+import { formatSize, silentServers, unusableFiles } from "../session/find-model.ts";
 import { blessed, type Widgets } from "./blessed.ts";
 import { safeTagged } from "./sanitize.ts";
+
+/** Unusable files named at most: the rest are counted, so a folder of broken downloads cannot push the list away. */
+const UNUSABLE_SHOWN = 3;
 
 const KEYS_LINE = "{bold}↑ ↓{/bold} move   {bold}Enter{/bold} use it   {bold}r{/bold} ask again   {bold}Esc{/bold} close";
 
 /**
  * The model picker: what answered on this machine (llama.cpp's loaded model, every Ollama model)
- * with size and context length; arrows and Enter choose. Everything a server said is escaped.
+ * and the GGUF files found in the usual folders, with size and context length; arrows and Enter
+ * choose. Everything a server or a file said is escaped.
  */
 export class ModelPicker {
   private frame: Widgets.BoxElement | null = null;
@@ -116,8 +120,8 @@ export class ModelPicker {
 
 /** The picker's text in `room` rows: a window of the list that keeps the selected row in view. */
 export function pickerLines(discovery: Discovery | null, selected: number, current: string | null, room: number): string[] {
-  if (!discovery) return [" asking llama.cpp and Ollama on this machine which models they have…"];
-  const silent = silentServers(discovery).map((line) => ` {gray-fg}no model from ${safeTagged(line)}{/gray-fg}`);
+  if (!discovery) return [" asking llama.cpp and Ollama on this machine which models they have, and looking for GGUF files…"];
+  const silent = [...silentServers(discovery).map((line) => `no model from ${line}`), ...unusableLines(discovery)].map((line) => ` {gray-fg}${safeTagged(line)}{/gray-fg}`);
   const { candidates } = discovery;
   if (!candidates.length) {
     return [
@@ -126,7 +130,8 @@ export function pickerLines(discovery: Discovery | null, selected: number, curre
       ...silent,
       "",
       " Start one: llama-server -m MODEL.gguf --jinja --port 8080, or ollama serve",
-      " (and ollama pull qwen2.5:1.5b); then press r to ask again. Esc closes; --model SPEC names one.",
+      " (and ollama pull qwen2.5:1.5b); or put a .gguf file in ~/models, which glassbox serves itself.",
+      " Then press r to ask again. Esc closes; --model SPEC names one.",
     ];
   }
   const heading = " {bold}Which model?{/bold} The choice is remembered for this workspace (.glassbox/state.json).";
@@ -148,4 +153,11 @@ export function pickerLines(discovery: Discovery | null, selected: number, curre
   });
   const more = candidates.length > listRoom ? ` {gray-fg}${first + 1}–${first + rows.length} of ${candidates.length}{/gray-fg}` : "";
   return [heading, "", ...rows, ...(more ? [more] : []), ...(silent.length ? ["", ...silent] : []), "", ` ${KEYS_LINE}`];
+}
+
+/** The files that fail the header check, the first few by name with the reason. */
+function unusableLines(discovery: Discovery): string[] {
+  const lines = unusableFiles(discovery).map((line) => `not usable: ${line}`);
+  if (lines.length <= UNUSABLE_SHOWN) return lines;
+  return [...lines.slice(0, UNUSABLE_SHOWN), `and ${lines.length - UNUSABLE_SHOWN} more GGUF files that are not usable`];
 }

@@ -27,6 +27,11 @@ export interface RunEffects {
   warn(text: string): void;
   /** Asks for a frame, at the pace of text pouring in; `now`: drawn at once (the end of a live reply). */
   redraw(now?: boolean): void;
+  /**
+   * What must happen before a run (the model's own server starting): null when nothing, else a
+   * promise of whether it happened; a message waits for it, and is not sent when it did not.
+   */
+  prepare?(): Promise<boolean> | null;
 }
 
 /**
@@ -37,6 +42,8 @@ export class RunControl {
   private currentView: RunView;
   private currentSaved: SavedSession;
   private running: AbortController | null = null;
+  /** The last run's end: its stop event written, its check's processes and temp folder gone. */
+  private ended: Promise<void> = Promise.resolve();
   /** /compact was asked for: the next run starts with a summary. */
   private summarizeNext = false;
   /** Messages sent during a run: each starts a run of its own when the one before stops. */
@@ -93,7 +100,7 @@ export class RunControl {
   submit(message: string, typed: string): void {
     if (this.running) {
       this.queue.push(message);
-      this.effects.say(`queued, sent when this run stops: ${sanitize(typed.split("\n")[0]!)}${typed.includes("\n") ? " …" : ""}`);
+      this.effects.say(`queued, sent when this run stops: ${firstLine(typed)}`);
       return this.effects.redraw();
     }
     this.send(message);
@@ -108,6 +115,13 @@ export class RunControl {
     if (this.running) {
       this.queue.push(text);
       return this.effects.redraw();
+    }
+    const preparing = this.effects.prepare?.() ?? null;
+    if (preparing) {
+      this.effects.say(`sent once the model has loaded: ${firstLine(text)}`);
+      this.effects.redraw();
+      void preparing.then((ready) => (ready ? this.send(text) : this.effects.say("the message was not sent, the model's server did not start; ↑ on the input line brings it back")));
+      return;
     }
     const drift = this.session.drift;
     if (drift?.length && !this.driftAccepted) {
@@ -130,7 +144,7 @@ export class RunControl {
     const run = this.effects.start(text, abort.signal, this.currentSaved, this.summarizeNext);
     this.summarizeNext = false;
     this.runId = run.runId;
-    void (async () => {
+    this.ended = (async () => {
       try {
         for await (const event of run.events) this.onEvent(event);
       } catch (error) {
@@ -179,10 +193,12 @@ export class RunControl {
     return true;
   }
 
-  /** Quitting: the running run is stopped and its frames with it. */
-  quit(): void {
+  /** Quitting: the running run is stopped and its frames with it; resolves once it has ended. Nothing queued starts. */
+  quit(): Promise<void> {
+    this.queue.length = 0;
     this.running?.abort();
     this.stopTicker();
+    return this.ended;
   }
 
   /**
@@ -262,4 +278,9 @@ export class RunControl {
   private freshView(): RunView {
     return emptyView(this.session.limits, this.session.model.contextSize ? null : windowOf(this.session.config.model_options));
   }
+}
+
+/** A message as a notice shows it: its first line, with a mark when there is more. */
+function firstLine(text: string): string {
+  return `${sanitize(text.split("\n")[0]!)}${text.includes("\n") ? " …" : ""}`;
 }

@@ -1,8 +1,9 @@
-import { appendFileSync, copyFileSync, existsSync, readFileSync, readdirSync, statSync } from "node:fs";
-import { join } from "node:path";
+import { copyFileSync, existsSync, readFileSync, readdirSync, rmSync, statSync, truncateSync } from "node:fs";
+import { basename, join } from "node:path";
 import { z } from "zod";
 import { builtOnFirstParse } from "../core/zod-start.ts";
 import { glassboxFolder, makeGlassboxFolder } from "../platform/glassbox-folder.ts";
+import { appendLine, syncFile, syncFolder } from "../platform/append-line.ts";
 import type { ResolvedPath } from "../tools/workspace.ts";
 
 /** `<workspace>/.glassbox/undo/`: one folder per run that changed files. No tool can touch it. */
@@ -41,6 +42,9 @@ const changeLine = () => {
 /** The write announced by `seq` failed: the file was not changed. */
 const failedLine = () => z.object({ kind: z.literal("change_failed"), seq: z.number().int().min(1) }).strict();
 
+/** The write announced by `seq` was made. A change with neither line was cut off by a kill: the file holds what was there before it, or after. */
+const doneLine = () => z.object({ kind: z.literal("change_done"), seq: z.number().int().min(1) }).strict();
+
 export const UNDO_ACTIONS = ["restored", "removed", "unchanged", "skipped"] as const;
 
 /** A `glassbox undo` (or `u` in the TUI): the event in the journal, also the contract's `undo` event. */
@@ -67,19 +71,25 @@ const undoLine = () =>
 
 export type ChangeEntry = z.infer<ReturnType<typeof changeLine>>;
 export type UndoEntry = z.infer<ReturnType<typeof undoLine>>;
-const JournalLine = builtOnFirstParse(() => z.discriminatedUnion("kind", [changeLine(), failedLine(), undoLine()]));
+const JournalLine = builtOnFirstParse(() => z.discriminatedUnion("kind", [changeLine(), failedLine(), doneLine(), undoLine()]));
 
 export interface Journal {
   /** The changes that happened, oldest first (announced writes that failed are left out). */
   changes: ChangeEntry[];
+  /** Changes announced and then neither done nor failed: a kill cut them off, before or after the file changed. */
+  unfinished: Set<number>;
   undos: UndoEntry[];
+  /** A last line cut off mid-write (what a killed glassbox leaves), left out: what it announced never began. */
+  torn: string | null;
 }
 
 /**
  * A run's record of the files it changed. Before each approved write the current content is
  * copied beside the journal and a line says what was there and the digest of what glassbox is
- * about to write, so a later `undo` can restore it and notice anyone else's edit since.
- * Nothing is created until the run's first write.
+ * about to write, so a later `undo` can restore it and notice anyone else's edit since. The copy
+ * and the line are on the disk (fsync) before the file changes, so a kill or a power cut at any
+ * instant leaves a journal that describes every change begun. Nothing is created until the
+ * run's first write.
  */
 export class ChangeJournal {
   private seq = 0;
@@ -91,34 +101,73 @@ export class ChangeJournal {
 
   /**
    * Saves what `file` holds right now (bytes and mode), just before `after` replaces it (null: the
-   * file is about to be removed). Call `failed()` on the result if the change then fails, so undo
-   * does not expect a change that never happened.
+   * file is about to be removed). Call `done()` on the result once the change is made, or
+   * `failed()` if it fails, so undo does not expect a change that never happened. When the copy
+   * or the line cannot be written (a full disk), neither is left and the error is thrown.
    */
-  saveBefore(tool: string, file: ResolvedPath, after: Uint8Array | string | null): { failed(): void } {
+  saveBefore(tool: string, file: ResolvedPath, after: Uint8Array | string | null): { done(): void; failed(): void } {
     makeGlassboxFolder(this.folder);
     const seq = ++this.seq;
-    const copy = `${seq}.before`;
-    let before: ChangeEntry["before"] = null;
+    const copy = join(this.folder, `${seq}.before`);
     try {
-      copyFileSync(file.real, join(this.folder, copy));
-      before = { copy, sha256: digest(readFileSync(join(this.folder, copy))), mode: statSync(file.real).mode & 0o7777 };
+      const before = keepCopy(file.real, copy);
+      this.append({ kind: "change", seq, tool, path: file.relative, at: new Date().toISOString(), before, after_sha256: after === null ? null : digest(after) });
+      // The journal file is new with the run's first change: its name must be on the disk too.
+      if (seq === 1) syncFolder(this.folder);
     } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw error;
+      // A copy cut short by a full disk, or one no line names, is of no use to undo.
+      rmSync(copy, { force: true });
+      throw error;
     }
-    this.append({ kind: "change", seq, tool, path: file.relative, at: new Date().toISOString(), before, after_sha256: after === null ? null : digest(after) });
-    return { failed: () => this.append({ kind: "change_failed", seq }) };
+    return {
+      // Not synced: a lost `done` line only makes undo accept the file as it was before the change too.
+      done: () => this.appendIfPossible({ kind: "change_done", seq }, false),
+      failed: () => {
+        if (this.appendIfPossible({ kind: "change_failed", seq }, true)) rmSync(copy, { force: true });
+      },
+    };
   }
 
-  private append(line: z.infer<typeof JournalLine>): void {
-    appendFileSync(join(this.folder, JOURNAL_FILE), JSON.stringify(line) + "\n");
+  private append(line: z.infer<typeof JournalLine>, sync = true): void {
+    appendLine(join(this.folder, JOURNAL_FILE), JSON.stringify(line), { sync });
+  }
+
+  /** For the lines after a change: one that cannot be written leaves the change unfinished, which undo handles. */
+  private appendIfPossible(line: z.infer<typeof JournalLine>, sync: boolean): boolean {
+    try {
+      this.append(line, sync);
+      return true;
+    } catch {
+      return false;
+    }
   }
 }
 
-/** Appends an undo event to a run's journal. */
+/** Copies what `real` holds to `copy`, on the disk; null when there is no file. */
+function keepCopy(real: string, copy: string): ChangeEntry["before"] {
+  try {
+    copyFileSync(real, copy);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return null;
+    throw error;
+  }
+  syncFile(copy);
+  return { copy: basename(copy), sha256: digest(readFileSync(copy)), mode: statSync(real).mode & 0o7777 };
+}
+
+/** Appends an undo event to a run's journal, after a line a killed glassbox left cut off (read and named by then). */
 export function appendUndo(workspaceRoot: string, entry: UndoEntry): string {
   const path = join(undoFolder(workspaceRoot, entry.run_id), JOURNAL_FILE);
-  appendFileSync(path, JSON.stringify(entry) + "\n");
+  dropTornLine(path);
+  appendLine(path, JSON.stringify(entry), { sync: true });
   return path;
+}
+
+/** Takes off a last line that is cut off: a line after it would turn it into a damaged line in the middle. */
+function dropTornLine(path: string): void {
+  const whole = readFileSync(path, "utf8").trimEnd();
+  const start = whole.lastIndexOf("\n") + 1;
+  if (journalLine(whole.slice(start)) === NOT_JSON) truncateSync(path, Buffer.byteLength(whole.slice(0, start)));
 }
 
 /** A journal that cannot be read as written: undo stops rather than guess. */
@@ -131,24 +180,38 @@ export function readJournal(workspaceRoot: string, runId: string): Journal | nul
   const changes: ChangeEntry[] = [];
   const undos: UndoEntry[] = [];
   const failed = new Set<number>();
-  readFileSync(path, "utf8")
-    .split("\n")
-    .forEach((text, index) => {
-      if (!text.trim()) return;
-      let raw: unknown;
-      try {
-        raw = JSON.parse(text);
-      } catch {
-        throw new JournalError(`line ${index + 1} of .glassbox/undo/${runId}/${JOURNAL_FILE} is not JSON`);
-      }
-      const parsed = JournalLine.safeParse(raw);
-      if (!parsed.success) throw new JournalError(`line ${index + 1} of .glassbox/undo/${runId}/${JOURNAL_FILE} is not a journal entry`);
-      const line = parsed.data;
-      if (line.kind === "change") changes.push(line);
-      else if (line.kind === "change_failed") failed.add(line.seq);
-      else undos.push(line);
-    });
-  return { changes: changes.filter((change) => !failed.has(change.seq)), undos };
+  const done = new Set<number>();
+  const lines = readFileSync(path, "utf8").split("\n");
+  const last = lines.findLastIndex((text) => text.trim() !== "");
+  let torn: string | null = null;
+  lines.forEach((text, index) => {
+    if (!text.trim()) return;
+    const line = journalLine(text);
+    const where = `line ${index + 1} of .glassbox/undo/${runId}/${JOURNAL_FILE}`;
+    // Only the last line can be cut off by a kill; a damaged line before it is not guessed around.
+    if (line === NOT_JSON && index === last) torn = `${where}, cut off mid-write (${Buffer.byteLength(text)} bytes: glassbox ended while writing it)`;
+    else if (typeof line === "string") throw new JournalError(`${where} ${line}`);
+    else if (line.kind === "change") changes.push(line);
+    else if (line.kind === "change_failed") failed.add(line.seq);
+    else if (line.kind === "change_done") done.add(line.seq);
+    else undos.push(line);
+  });
+  const made = changes.filter((change) => !failed.has(change.seq));
+  return { changes: made, unfinished: new Set(made.filter((change) => !done.has(change.seq)).map((change) => change.seq)), undos, torn };
+}
+
+const NOT_JSON = "is not JSON";
+
+/** A journal line, or why it is not one. */
+function journalLine(text: string): z.infer<typeof JournalLine> | string {
+  let raw: unknown;
+  try {
+    raw = JSON.parse(text);
+  } catch {
+    return NOT_JSON;
+  }
+  const parsed = JournalLine.safeParse(raw);
+  return parsed.success ? parsed.data : "is not a journal entry";
 }
 
 /** Runs with a journal, newest first: by run id, which starts with the run's start to the second, then by the first change. */

@@ -2,8 +2,10 @@ import { copyFileSync, existsSync, mkdirSync, readFileSync, statSync, unlinkSync
 import { dirname, join, relative } from "node:path";
 import { Refusal } from "../tools/refusal.ts";
 import { modeOf, replaceWhole } from "../tools/file-write.ts";
+import { removeKilledWriteLeftovers } from "../tools/temporary-files.ts";
 import type { ResolvedPath, Workspace } from "../tools/workspace.ts";
-import { appendUndo, digest, journaledRuns, readJournal, undoFolder, type ChangeEntry, type UndoEntry } from "./journal.ts";
+import { isDiskFull, writeSoftly } from "../platform/disk-full.ts";
+import { JOURNAL_FILE, appendUndo, digest, journaledRuns, readJournal, undoFolder, type ChangeEntry, type UndoEntry } from "./journal.ts";
 
 /** What undo does with one file. */
 export type FileAction = "restore" | "remove" | "unchanged" | "skip";
@@ -31,6 +33,8 @@ export interface UndoPlan {
   files: FilePlan[];
   /** Every file the run changed was handled by an earlier undo. */
   alreadyUndone: UndoEntry | null;
+  /** The journal's last line, cut off mid-write and left out (named to the person), or null. */
+  torn: string | null;
 }
 
 /** The run undo acts on by default: the latest one that changed files. */
@@ -45,18 +49,27 @@ export function latestChangedRun(workspaceRoot: string): string | null {
  */
 export function planUndo(workspace: Workspace, runId: string): UndoPlan {
   const journal = readJournal(workspace.root, runId);
-  if (!journal) return { runId, files: [], alreadyUndone: null };
+  if (!journal) return { runId, files: [], alreadyUndone: null, torn: null };
+  const torn = journal.torn;
   // A file an earlier undo restored, removed or found as it was is never undone twice.
   const handled = new Set(journal.undos.flatMap((undo) => undo.files.filter((file) => file.action !== "skipped").map((file) => file.path)));
   const byPath = new Map<string, ChangeEntry[]>();
   for (const change of journal.changes) byPath.set(change.path, [...(byPath.get(change.path) ?? []), change]);
   const groups = [...byPath.values()].sort((a, b) => b.at(-1)!.seq - a.at(-1)!.seq);
   const pending = groups.filter((changes) => !handled.has(changes[0]!.path));
-  if (groups.length && !pending.length) return { runId, files: [], alreadyUndone: journal.undos.at(-1)! };
-  return { runId, files: pending.map((changes) => planFile(workspace, runId, changes)), alreadyUndone: null };
+  if (groups.length && !pending.length) return { runId, files: [], alreadyUndone: journal.undos.at(-1)!, torn };
+  return { runId, files: pending.map((changes) => planFile(workspace, runId, changes, journal.unfinished)), alreadyUndone: null, torn };
 }
 
-function planFile(workspace: Workspace, runId: string, changes: ChangeEntry[]): FilePlan {
+/**
+ * What the run left in a file: what its last change wrote, or, when a kill cut that change off
+ * (announced, never said done), possibly still what was there before it.
+ */
+function leftByRun(last: ChangeEntry, unfinished: Set<number>): Array<string | null> {
+  return unfinished.has(last.seq) ? [last.after_sha256, last.before?.sha256 ?? null] : [last.after_sha256];
+}
+
+function planFile(workspace: Workspace, runId: string, changes: ChangeEntry[], unfinished: Set<number>): FilePlan {
   const first = changes[0]!;
   const last = changes.at(-1)!;
   const path = first.path;
@@ -81,7 +94,7 @@ function planFile(workspace: Workspace, runId: string, changes: ChangeEntry[]): 
   const now = target.stats ? digest(readFileSync(target.real)) : null;
   // Checked first: a file the run created and then deleted, or changed and changed back, needs nothing.
   if (now === (first.before?.sha256 ?? null)) return { path, action: "unchanged", reason: "it is already as it was before the run", forceable: false, target };
-  if (now === last.after_sha256) return { path, action: undo, forceable: false, saved, mode, target };
+  if (leftByRun(last, unfinished).includes(now)) return { path, action: undo, forceable: false, saved, mode, target };
   const since = now === null ? "deleted" : last.after_sha256 === null ? "created again" : "changed";
   return { ...skip(`it was ${since} since glassbox ${last.after_sha256 === null ? "removed" : "wrote"} it`, undo), saved, mode, target };
 }
@@ -97,6 +110,7 @@ export interface UndoOptions {
  * `force`, a file edited since is restored too, and what it held is first kept beside the journal.
  */
 export function applyUndo(workspace: Workspace, runId: string, options: UndoOptions): { plan: UndoPlan; entry: UndoEntry | null; log: string | null } {
+  removeKilledWriteLeftovers(workspace.root);
   const plan = planUndo(workspace, runId);
   if (plan.alreadyUndone || !plan.files.length) return { plan, entry: null, log: null };
   const at = (options.now ?? new Date()).toISOString();
@@ -105,44 +119,59 @@ export function applyUndo(workspace: Workspace, runId: string, options: UndoOpti
     const action = file.action === "skip" && options.force && file.forced ? file.forced : file.action;
     if (action === "skip") return { path: file.path, action: "skipped", reason: file.reason };
     if (action === "unchanged") return { path: file.path, action: "unchanged", reason: file.reason };
-    let kept: string | undefined;
-    if (file.action === "skip" && file.target?.stats) {
-      const copy = join(keptIn, file.path);
-      mkdirSync(dirname(copy), { recursive: true });
-      copyFileSync(file.target.real, copy);
-      kept = shown(workspace, copy);
+    try {
+      const kept = file.action === "skip" && file.target?.stats ? keep(workspace, file, keptIn) : undefined;
+      if (action === "restore") replaceWhole(workspace.root, file.target!.real, (temporary) => copyFileSync(file.saved!, temporary), file.mode ?? null);
+      else if (existsSync(file.target!.real) && statSync(file.target!.real).isFile()) unlinkSync(file.target!.real);
+      return { path: file.path, action: action === "restore" ? "restored" : "removed", ...(kept ? { kept } : {}) };
+    } catch (error) {
+      if (!isDiskFull(error)) throw error;
+      return { path: file.path, action: "skipped", reason: "not restored: no space left on device, and it is unchanged" };
     }
-    if (action === "restore") replaceWhole(file.target!.real, (temporary) => copyFileSync(file.saved!, temporary), file.mode ?? null);
-    else if (existsSync(file.target!.real) && statSync(file.target!.real).isFile()) unlinkSync(file.target!.real);
-    return { path: file.path, action: action === "restore" ? "restored" : "removed", ...(kept ? { kept } : {}) };
   });
   const entry: UndoEntry = { kind: "undo", run_id: runId, at, force: options.force, files };
-  return { plan, entry, log: shown(workspace, appendUndo(workspace.root, entry)) };
+  const journal = join(undoFolder(workspace.root, runId), JOURNAL_FILE);
+  // Not recorded on a full disk: the next undo finds the restored files as they were before the run.
+  const recorded = writeSoftly(journal, () => appendUndo(workspace.root, entry));
+  return { plan, entry, log: recorded ? shown(workspace, journal) : null };
+}
+
+/** With --force: what a file edited since holds is kept beside the journal before it is restored. */
+function keep(workspace: Workspace, file: FilePlan, keptIn: string): string {
+  const copy = join(keptIn, file.path);
+  mkdirSync(dirname(copy), { recursive: true });
+  copyFileSync(file.target!.real, copy);
+  return shown(workspace, copy);
 }
 
 const FORCE_HINT = " (glassbox undo --force restores it and keeps what it holds)";
 
 /** What undoing would do, one line per file (a dry run, the TUI's question). */
 export function planLines(plan: UndoPlan, force: boolean): string[] {
-  return plan.files.map((file) => {
+  return withTornNote(plan, plan.files.map((file) => {
     const would = file.action === "skip" && force && file.forced ? file.forced : file.action;
     const forced = file.action === "skip" && would !== "skip" ? ` although ${file.reason}; what it holds would be kept` : "";
     if (would === "restore") return `would restore ${file.path}${forced}`;
     if (would === "remove") return `would remove ${file.path}, which the run created${forced}`;
     if (would === "unchanged") return `would leave ${file.path}: ${file.reason}`;
     return `would skip ${file.path}: ${file.reason}${file.forceable ? FORCE_HINT : ""}`;
-  });
+  }));
+}
+
+/** A journal line cut off mid-write is said first: the person learns what undo left out. */
+function withTornNote(plan: UndoPlan, lines: string[]): string[] {
+  return plan.torn ? [`left out ${plan.torn}: the change it announced never began`, ...lines] : lines;
 }
 
 /** What undo did, one line per file, in the plan's order. */
 export function outcomeLines(plan: UndoPlan, entry: UndoEntry): string[] {
-  return entry.files.map((file, index) => {
+  return withTornNote(plan, entry.files.map((file, index) => {
     const kept = file.kept ? ` (forced: what it held is kept in ${file.kept})` : "";
     if (file.action === "restored") return `restored ${file.path}${kept}`;
     if (file.action === "removed") return `removed ${file.path}, which the run created${kept}`;
     if (file.action === "unchanged") return `left ${file.path}: ${file.reason}`;
     return `skipped ${file.path}: ${file.reason}${plan.files[index]?.forceable ? FORCE_HINT : ""}`;
-  });
+  }));
 }
 
 /** Whether undoing this plan would leave a file skipped. */

@@ -4,46 +4,15 @@
  * lifetime is glassbox's whatever way glassbox ends.
  */
 import { beforeAll, describe, expect, test } from "bun:test";
-import { closeSync, existsSync, openSync, readdirSync, readFileSync, readSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { llamaServerExecutable, testModel } from "../../scripts/llama-server.ts";
 import { glassbox } from "../helpers/cli.ts";
 import { makeWorkspace, tempFolder } from "../helpers/workspace.ts";
 import { LLAMA_START_TIMEOUT, withoutLlama } from "../helpers/llama.ts";
+import { alive, gone, modelCopy, serversOf, truncatedCopy } from "../helpers/gguf.ts";
 
 const MAIN = join(import.meta.dir, "..", "..", "src", "cli", "main.ts");
-
-const alive = (pid: number) => {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-};
-
-/** Waits up to `ms` for a process to be gone; true when it is. */
-async function gone(pid: number, ms: number): Promise<boolean> {
-  const until = performance.now() + ms;
-  while (alive(pid)) {
-    if (performance.now() > until) return false;
-    await Bun.sleep(100);
-  }
-  return true;
-}
-
-/** Processes whose command line names this model file: its llama-server, if one is left. */
-function serversOf(model: string): number[] {
-  const out = Bun.spawnSync(["pgrep", "-f", `-m ${model}`]).stdout.toString().trim();
-  return out ? out.split("\n").map(Number) : [];
-}
-
-/** A copy of the generated model under a name of the test's own, so its server is told apart from every other. */
-function modelCopy(source: string): string {
-  const copy = join(tempFolder("gguf"), "model.gguf");
-  writeFileSync(copy, readFileSync(source));
-  return copy;
-}
 
 describe.skipIf(await withoutLlama())("gguf: glassbox starts llama-server itself", () => {
   let env: Record<string, string>;
@@ -107,13 +76,7 @@ describe.skipIf(await withoutLlama())("gguf: glassbox starts llama-server itself
     });
 
     test("a GGUF cut short, as an interrupted download leaves it", async () => {
-      const size = statSync(finish).size;
-      const cut = join(tempFolder("gguf"), "cut.gguf");
-      const buffer = Buffer.alloc(size - 4096);
-      const fd = openSync(finish, "r");
-      readSync(fd, buffer, 0, buffer.length, 0);
-      closeSync(fd);
-      writeFileSync(cut, buffer);
+      const cut = truncatedCopy(finish);
       await refused(["--model", `gguf:${cut}`], env, /cut\.gguf is truncated: its tensors end at byte \d+ and the file has \d+/);
       expect(serversOf(cut)).toEqual([]);
     });
@@ -131,7 +94,8 @@ describe.skipIf(await withoutLlama())("gguf: glassbox starts llama-server itself
     /** A headless run on the tools model (a call every reply, never done), and its server's pid once it started. */
     async function running(model: string): Promise<{ child: ReturnType<typeof Bun.spawn>; server: number; ws: string }> {
       const ws = makeWorkspace().root;
-      const child = Bun.spawn([process.execPath, MAIN, "run", "--json", "--model", `gguf:${model}`, "--workspace", ws, "Read every file."], { env: { ...process.env, ...env }, stdout: "pipe", stderr: "pipe" });
+      // --deny finish: the tools model's grammar may pick any offered tool, and a finish would end the run before the signal.
+      const child = Bun.spawn([process.execPath, MAIN, "run", "--json", "--model", `gguf:${model}`, "--workspace", ws, "--deny", "finish", "Read every file."], { env: { ...process.env, ...env }, stdout: "pipe", stderr: "pipe" });
       const reader = (child.stdout as ReadableStream<Uint8Array>).getReader();
       let text = "";
       for (;;) {

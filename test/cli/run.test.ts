@@ -259,12 +259,17 @@ describe("a run stopped from outside", () => {
   /** The check's command line carries a marker: its pid inside a sandbox's PID namespace means nothing outside. */
   const hanging = (marker: string) => ({ checks: { hang: { argv: ["sh", "-c", `echo started > hang.pid; exec sleep 30.${marker}`], timeout_seconds: 60 } } });
 
-  /** Starts a run whose second call is a check that hangs; resolves once the check is running. */
-  async function startHangingRun(root: string) {
+  /**
+   * Starts a run whose second call is a check that hangs (or, `command`, a run_command that does);
+   * resolves once it is running. `tmp`: the run's TMPDIR.
+   */
+  async function startHangingRun(root: string, { tmp, command = false }: { tmp?: string; command?: boolean } = {}) {
     const marker = unique();
     writeFileSync(join(root, "glassbox.json"), JSON.stringify(hanging(marker)));
-    const model = scriptFile([call("read_file", { path: "README.md" }), call("run_check", { name: "hang" }), { content: "never" }]);
-    const child = Bun.spawn([process.execPath, MAIN, "run", "--json", "--model", model, "--workspace", root, "hang"], {
+    const hang = command ? call("run_command", { argv: hanging(marker).checks.hang.argv }) : call("run_check", { name: "hang" });
+    const model = scriptFile([call("read_file", { path: "README.md" }), hang, { content: "never" }]);
+    const child = Bun.spawn([process.execPath, MAIN, "run", "--json", "--allow", "run_command", "--model", model, "--workspace", root, "hang"], {
+      env: tmp ? { ...process.env, TMPDIR: tmp } : undefined,
       stdin: "ignore",
       stdout: "pipe",
       stderr: "pipe",
@@ -312,6 +317,34 @@ describe("a run stopped from outside", () => {
       cleanUp();
     }
   });
+
+  /** The checks' private temp folders in `tmp`. */
+  const checkFolders = (tmp: string) => readdirSync(tmp).filter((name) => name.startsWith("glassbox-check-"));
+
+  // A closing terminal hangs up again and again (the kernel, then the shell): every one is answered by stopping, never by dying.
+  for (const [signal, command] of [["SIGHUP", false], ["SIGTERM", false], ["SIGHUP", true]] as const) {
+    test(`${signal} after ${signal} while ${command ? "a command" : "a check"} runs: its processes gone, its temp folder removed, stop last in the log`, async () => {
+      const ws = makeWorkspace();
+      const tmp = tempFolder("tmpdir");
+      const { child, marker, cleanUp } = await startHangingRun(ws.root, { tmp, command });
+      try {
+        expect(checkFolders(tmp)).toHaveLength(1);
+        child.kill(signal);
+        const again = setInterval(() => child.exitCode === null && child.kill(signal), 2);
+        const code = await child.exited;
+        clearInterval(again);
+        expect(code).toBe(1);
+        expect(await leftovers(marker)).toEqual([]);
+        expect(checkFolders(tmp)).toEqual([]);
+        const events = logLines(ws.root).map((line) => JSON.parse(line));
+        expectWellFormedEvents(events);
+        expect(events.at(-1)).toMatchObject({ kind: "stop", status: "interrupted", steps: 2, tool_calls: 2 });
+        expect(events.findLast((event) => event.kind === "tool_call")).toMatchObject({ tool: command ? "run_command" : "run_check", decision: "allowed" });
+      } finally {
+        cleanUp();
+      }
+    });
+  }
 });
 
 test("a workspace where the run log cannot be written is a usage error, not a crash", async () => {

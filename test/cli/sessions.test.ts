@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { appendFileSync, existsSync, readdirSync } from "node:fs";
+import { appendFileSync, existsSync, readFileSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import { glassbox, scriptFile } from "../helpers/cli.ts";
 import { llamaCppServer, llamaCppTextScene, llamaCppToolCallScene } from "../helpers/fake-server.ts";
@@ -86,6 +86,23 @@ describe("run --continue", () => {
     const start = again.events[0]!;
     expect(start).toMatchObject({ kind: "run_start", task: "and doubled?" });
     expect(again.events.find((event) => event.kind === "model_request")).toMatchObject({ messages: 4 }); // system, task, answer, new task
+  });
+
+  test("of several sessions, the newest (the one used last) is continued: the one the TUI's --continue opens", async () => {
+    const ws = makeWorkspace();
+    const older = await sessionOf(ws.root, scriptFile([{ content: "one" }]), "the older task");
+    const newer = await sessionOf(ws.root, scriptFile([{ content: "two" }]), "the newer task");
+    const holds = (id: string, text: string) => readFileSync(join(sessionsFolder(ws.root), `${id}.jsonl`), "utf8").includes(text);
+    const goOn = async (task: string) => expect((await runIn(ws.root, scriptFile([{ content: "went on" }]), "--continue", task)).code).toBe(0);
+
+    await goOn("first follow-up");
+    expect([holds(newer, "first follow-up"), holds(older, "first follow-up")]).toEqual([true, false]);
+    expect(sessionFiles(ws.root)).toHaveLength(2);
+
+    // Used last now, the older session is the newest: --continue goes on from it.
+    await runIn(ws.root, scriptFile([{ content: "again" }]), "--session", older, "back to the older one");
+    await goOn("second follow-up");
+    expect([holds(older, "second follow-up"), holds(newer, "second follow-up")]).toEqual([true, false]);
   });
 
   test("--demo cannot continue a session", async () => {

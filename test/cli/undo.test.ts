@@ -4,7 +4,7 @@
  * undoes a run twice.
  */
 import { describe, expect, test } from "bun:test";
-import { existsSync, readFileSync, readdirSync, writeFileSync, symlinkSync, mkdirSync, unlinkSync } from "node:fs";
+import { appendFileSync, existsSync, readFileSync, readdirSync, writeFileSync, symlinkSync, mkdirSync, unlinkSync } from "node:fs";
 import { join } from "node:path";
 import { glassbox, scriptFile } from "../helpers/cli.ts";
 import { makeWorkspace, tempFolder } from "../helpers/workspace.ts";
@@ -66,6 +66,21 @@ describe("glassbox undo", () => {
     expect(lines[3]).toBe(`log: .glassbox/undo/${runId}/journal.jsonl`);
     const [event] = undoEvents(root, runId);
     expect(event).toMatchObject({ kind: "undo", run_id: runId, force: false, files: [{ path: "docs/changes.md", action: "removed" }, { path: "src/version.ts", action: "restored" }] });
+  });
+
+  test("a journal whose last line a kill cut off: the line is named, every change before it undone", async () => {
+    const { root, original, runId } = await changedWorkspace();
+    appendFileSync(join(root, ".glassbox", "undo", runId, "journal.jsonl"), '{"kind":"change","seq":3,"to');
+    const result = await undo(root);
+    expect(result.stderr).toBe("");
+    expect(result.code).toBe(0);
+    expect(result.stdout.split("\n").slice(0, 4)).toEqual([
+      `undo of run ${runId}, newest change first:`,
+      `  left out line 5 of .glassbox/undo/${runId}/journal.jsonl, cut off mid-write (28 bytes: glassbox ended while writing it): the change it announced never began`,
+      "  removed docs/changes.md, which the run created",
+      "  restored src/version.ts",
+    ]);
+    expect(readFileSync(join(root, "src/version.ts"), "utf8")).toBe(original);
   });
 
   test("a run already undone says so and changes nothing", async () => {

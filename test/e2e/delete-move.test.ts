@@ -1,12 +1,13 @@
 /**
- * End to end on the compiled binary in tmux: delete_file and move_file ask with a diff that
- * shows the file going (and the two names of a move), and `u` puts both back byte for byte,
- * CRLF and the executable bit included.
+ * End to end on the compiled binary in tmux: delete_file asks with a diff that shows the file
+ * going, move_file with what is renamed to what (and what it overwrites), and `u` puts both back
+ * byte for byte, CRLF and the executable bit included. The transcript's tool lines keep their
+ * right border.
  */
 import { describe, expect, test } from "bun:test";
 import fs from "node:fs";
 import path from "node:path";
-import { E2E_SKIPPED, expectCleanExit, useTerminal } from "../helpers/terminal.ts";
+import { E2E_SKIPPED, expectCleanExit, expectRightBorders, useTerminal } from "../helpers/terminal.ts";
 
 describe.skipIf(E2E_SKIPPED)("delete_file and move_file in a real terminal", () => {
   const { start, scripted } = useTerminal();
@@ -33,10 +34,13 @@ describe.skipIf(E2E_SKIPPED)("delete_file and move_file in a real terminal", () 
     expect(deleting).toContain(`-${firstLine}`);
     pane.keys("y");
     const moving = await pane.waitFor("move_file on bin/release.sh → scripts/release.sh", "the move's approval");
-    expect(moving).toContain("--- bin/release.sh");
-    expect(moving).toContain("+++ scripts/release.sh");
+    expect(moving).toMatch(/│ *│bin\/release\.sh → scripts\/release\.sh +│/);
+    expect(moving).toContain("(the content moves unchanged)");
+    expect(moving).not.toContain("+++");
     pane.keys("y");
-    await pane.waitFor("stopped: completed", "the run to end");
+    const done = await pane.waitFor("stopped: completed", "the run to end");
+    expectRightBorders(done, "▸ delete_file");
+    expectRightBorders(done, "▸ move_file");
     expect(fs.existsSync(path.join(workspace, "README.md"))).toBe(false);
     expect(fs.readFileSync(path.join(workspace, "scripts/release.sh"))).toEqual(script);
     expect(fs.statSync(path.join(workspace, "scripts/release.sh")).mode & 0o777).toBe(0o755);
@@ -58,4 +62,26 @@ describe.skipIf(E2E_SKIPPED)("delete_file and move_file in a real terminal", () 
     await expectCleanExit(pane, 0);
     pane.close();
   }, 60_000);
+
+  test("a move that overwrites says so, and shows the file it replaces against the one moved there", async () => {
+    const { workspace, args } = scripted("move-over", [
+      { content: "", tool_calls: [{ id: "m1", name: "move_file", arguments: { from: "README.md", to: "docs/README.md", overwrite: true } }] },
+      { content: "Moved." },
+    ]);
+    fs.mkdirSync(path.join(workspace, "docs"));
+    fs.writeFileSync(path.join(workspace, "docs/README.md"), "an old copy\n");
+    const pane = start("move-over", args);
+    await pane.waitFor("Type a task", "the first frame");
+    pane.type("move the readme");
+    pane.keys("Enter");
+    const moving = await pane.waitFor("move_file on README.md → docs/README.md", "the move's approval");
+    expect(moving).toContain("README.md → docs/README.md (overwrites docs/README.md)");
+    expect(moving).toContain("--- docs/README.md  now");
+    expect(moving).toContain("-an old copy");
+    pane.keys("n");
+    await pane.waitFor("stopped: completed", "the run to end");
+    pane.keys("C-c");
+    await expectCleanExit(pane, 0);
+    pane.close();
+  }, 30_000);
 });

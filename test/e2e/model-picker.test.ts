@@ -1,13 +1,16 @@
 /**
  * End to end: finding the model. No --model and none in the config; a fake Ollama on 127.0.0.1
  * (real HTTP: /api/tags, /api/show, streamed /api/chat) with two models is what answers, and
- * llama.cpp's address is a closed port. The compiled binary in tmux (test/helpers/terminal.ts).
+ * llama.cpp's address is a closed port. The home folder is empty (the picker also lists its GGUF
+ * files) but in the test that puts one there. The compiled binary in tmux (test/helpers/terminal.ts).
  */
-import { describe, expect, test } from "bun:test";
+import { beforeAll, describe, expect, test } from "bun:test";
 import fs from "node:fs";
 import path from "node:path";
+import { testModel } from "../../scripts/llama-server.ts";
 import { copyToyWorkspace } from "../../src/cli/toy-workspace.ts";
 import { closedAddress, fakeOllama, llamaCppServer, llamaCppTextScene, ollamaExample, type FakeOllamaModel, type FakeServer } from "../helpers/fake-server.ts";
+import { LLAMA_START_TIMEOUT } from "../helpers/llama.ts";
 import { E2E_SKIPPED, STATUS, expectCleanExit, useTerminal } from "../helpers/terminal.ts";
 
 const TWO_MODELS = [
@@ -18,11 +21,14 @@ const TWO_MODELS = [
 describe.skipIf(E2E_SKIPPED)("the model picker in a real terminal", () => {
   const term = useTerminal();
 
-  /** A fresh toy workspace (no model in its glassbox.json), and the environment of a machine where only the fake Ollama runs. */
+  /** A fresh toy workspace (no model in its glassbox.json) and an empty home folder, on a machine where only the fake Ollama runs. */
   function machine(name: string, ollama: FakeServer) {
-    const workspace = copyToyWorkspace(fs.mkdtempSync(path.join(term.dir, `${name}-`)));
+    const root = fs.mkdtempSync(path.join(term.dir, `${name}-`));
+    const workspace = copyToyWorkspace(path.join(root, "ws"));
+    const home = path.join(root, "home");
+    fs.mkdirSync(home);
     const llamacpp = closedAddress();
-    return { workspace, llamacpp, env: { OLLAMA_HOST: ollama.url.replace("http://", ""), GLASSBOX_LLAMACPP_URL: llamacpp } };
+    return { workspace, home, llamacpp, env: { HOME: home, OLLAMA_HOST: ollama.url.replace("http://", ""), GLASSBOX_LLAMACPP_URL: llamacpp, GLASSBOX_OPENAI_URLS: "" } };
   }
 
   const chatModels = (ollama: FakeServer) => ollama.requests.filter((request) => request.path === "/api/chat").map((request) => request.body.model);
@@ -161,4 +167,37 @@ describe.skipIf(E2E_SKIPPED)("the model picker in a real terminal", () => {
     await expectCleanExit(pane, 0);
     pane.close();
   }, 40_000);
+
+  describe("GGUF files", () => {
+    let model: string;
+    beforeAll(async () => {
+      model = await testModel("finish");
+    }, LLAMA_START_TIMEOUT);
+
+    test("~/models' GGUF file is listed after the servers' models, with its size and trained window; without llama-server, picking it says what to do", async () => {
+      const ollama = fakeOllama(TWO_MODELS.slice(0, 1), () => ollamaExample("01-text-stream"));
+      const { workspace, home, env } = machine("gguf", ollama);
+      fs.mkdirSync(path.join(home, "models"));
+      fs.symlinkSync(model, path.join(home, "models", "tiny.gguf"));
+      const missing = path.join(home, "no-such-llama-server");
+      const pane = term.start("picker-gguf", ["--workspace", workspace], { ...env, GLASSBOX_LLAMA_SERVER: missing });
+      // One server's model answers: used, as before; the file waits in the picker.
+      await pane.waitFor("model: ollama:qwen2.5:1.5b", "the only model a server answers with");
+      pane.type("m");
+      const picker = await pane.waitFor("Which model?", "the picker");
+      // The file's row right below the server's model.
+      expect(picker).toMatch(/› qwen2\.5:1\.5b +Ollama .*\(in use\).*\n.* {3}tiny\.gguf +GGUF file +\d+ MB +context 32768/);
+      pane.keys("Down");
+      pane.keys("Enter");
+      const refused = await pane.waitFor("cannot be used", "the reason");
+      expect(refused).toContain("tiny.gguf cannot be used: llama-server");
+      expect(refused).toContain("(from GLASSBOX_LLAMA_SERVER) does");
+      expect(STATUS(refused)).toContain("tiny.gguf cannot be used; the transcript says why");
+      // The model in use stays.
+      expect(STATUS(refused)).toContain("ollama:qwen2.5:1.5b");
+      pane.keys("C-c");
+      await expectCleanExit(pane, 0);
+      pane.close();
+    }, 40_000);
+  });
 });

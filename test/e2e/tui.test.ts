@@ -242,20 +242,7 @@ describe.skipIf(E2E_SKIPPED)("the compiled binary in a real terminal", () => {
     const { args } = scripted("sigterm", [{ content: "unused" }]);
     const pane = start("sigterm", args);
     await pane.waitFor("Type a task", "the first frame");
-    // The glassbox process: a descendant of the pane's process running our binary (never by name).
-    const descendants = (pid: number): number[] => {
-      const children = Bun.spawnSync(["pgrep", "-P", String(pid)]).stdout.toString().split("\n").filter(Boolean).map(Number);
-      return children.flatMap((child) => [child, ...descendants(child)]);
-    };
-    const glassbox = descendants(Number(pane.format("#{pane_pid}"))).filter((pid) => {
-      try {
-        return fs.readlinkSync(`/proc/${pid}/exe`) === term.binary;
-      } catch {
-        return false;
-      }
-    });
-    expect(glassbox).toHaveLength(1);
-    process.kill(glassbox[0]!, "SIGTERM");
+    process.kill(term.glassboxPid(pane), "SIGTERM");
     await expectCleanExit(pane, 143);
     pane.close();
   }, 10_000);

@@ -14,6 +14,8 @@ export interface Scene {
   pieces: Array<string | number>;
   /** After the pieces: "end" closes normally, "cut" breaks the connection, "hang" keeps it open and silent. */
   after?: "end" | "cut" | "hang";
+  /** The connection is closed before any answer, as by a server going down (status, headers and pieces unused). */
+  unanswered?: true;
 }
 
 export interface SeenRequest {
@@ -51,14 +53,15 @@ if (process.env.NODE_ENV === "test") {
 const COUNTING_PATHS = new Set(["/apply-template", "/tokenize"]);
 const NOT_FOUND: Scene = { status: 404, headers: { "Content-Type": "text/plain" }, pieces: ["File Not Found"] };
 
-export function startFakeServer(route: (request: SeenRequest) => Scene): FakeServer {
+/** `port`: 0 for any free one; a port a stopped fake had, to start it again where a client knows it. */
+export function startFakeServer(route: (request: SeenRequest) => Scene, port = 0): FakeServer {
   const requests: SeenRequest[] = [];
   const buffers = new Map<unknown, Buffer>();
   let inFlight = 0;
   let maxInFlight = 0;
   const server = Bun.listen({
     hostname: "127.0.0.1",
-    port: 0,
+    port,
     socket: {
       data(socket, data) {
         const buffer = Buffer.concat([buffers.get(socket) ?? Buffer.alloc(0), Buffer.from(data)]);
@@ -96,6 +99,7 @@ export function startFakeServer(route: (request: SeenRequest) => Scene): FakeSer
 }
 
 async function play(socket: { write(data: string | Uint8Array): number; end(): void; flush(): void }, scene: Scene): Promise<void> {
+  if (scene.unanswered) return socket.end();
   const headers = Object.entries(scene.headers)
     .map(([name, value]) => `${name}: ${value}\r\n`)
     .join("");

@@ -2,10 +2,15 @@ import { ReplyBuilder } from "../../src/core/reply.ts";
 import type { ModelClient, ModelDelta, ModelRequest } from "../../src/model/types.ts";
 
 /** Every delta a model gave for one request, and the error it ended with (null if none). */
-export async function collect(model: ModelClient, request: ModelRequest): Promise<{ deltas: ModelDelta[]; error: Error | null }> {
+export function collect(model: ModelClient, request: ModelRequest): Promise<{ deltas: ModelDelta[]; error: Error | null }> {
+  return drain(model.reply(request));
+}
+
+/** Every delta of a stream of them, and the error it ended with (null if none). */
+export async function drain(stream: AsyncIterable<ModelDelta>): Promise<{ deltas: ModelDelta[]; error: Error | null }> {
   const deltas: ModelDelta[] = [];
   try {
-    for await (const delta of model.reply(request)) deltas.push(delta);
+    for await (const delta of stream) deltas.push(delta);
     return { deltas, error: null };
   } catch (error) {
     return { deltas, error: error as Error };

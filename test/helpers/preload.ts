@@ -10,3 +10,5 @@ afterAll(removeWorkspaces, 60_000);
 // start a fake one and point these at it.
 process.env.GLASSBOX_LLAMACPP_URL = "http://127.0.0.1:9";
 process.env.OLLAMA_HOST = "127.0.0.1:9";
+// …and the usual addresses of OpenAI-compatible servers (LM Studio, vLLM, SGLang) are not asked.
+process.env.GLASSBOX_OPENAI_URLS = "";

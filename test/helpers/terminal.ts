@@ -58,6 +58,8 @@ export interface Terminal {
   /** A scripted-model file and a fresh toy workspace for it. */
   scripted(name: string, replies: unknown[], notes?: string): { workspace: string; args: string[] };
   tmux(...args: string[]): string;
+  /** The pid of the glassbox a pane runs: a descendant of the pane's process running the binary under test (never found by name). */
+  glassboxPid(pane: Pane): number;
 }
 
 function quote(word: string): string {
@@ -184,6 +186,23 @@ export function useTerminal(): Terminal {
     return { workspace, args: ["--workspace", workspace, "--model", `scripted:${script}`] };
   };
 
+  const descendants = (pid: number): number[] => {
+    const children = Bun.spawnSync(["pgrep", "-P", String(pid)]).stdout.toString().split("\n").filter(Boolean).map(Number);
+    return children.flatMap((child) => [child, ...descendants(child)]);
+  };
+
+  const glassboxPid = (pane: Pane): number => {
+    const found = descendants(Number(pane.format("#{pane_pid}"))).filter((pid) => {
+      try {
+        return fs.readlinkSync(`/proc/${pid}/exe`) === state.binary;
+      } catch {
+        return false;
+      }
+    });
+    if (found.length !== 1) throw new Error(`${pane.name}: ${found.length} glassbox processes, not one`);
+    return found[0]!;
+  };
+
   return {
     get dir() {
       return state.dir;
@@ -197,6 +216,7 @@ export function useTerminal(): Terminal {
     start,
     scripted,
     tmux,
+    glassboxPid,
   };
 }
 
@@ -214,6 +234,19 @@ export async function expectCleanExit(pane: Pane, code: number): Promise<void> {
   const text = await pane.waitFor(/^tty /m, `EXITED ${code}`);
   expect(rows(text)).toEqual([`EXITED ${code}`, "tty isig icanon echo"]);
   expect(pane.format("#{alternate_on} #{cursor_flag} #{mouse_any_flag}")).toBe("0 1 0");
+}
+
+/**
+ * Each row showing `marker` has the transcript's right border in the column of the transcript's
+ * top-right corner: a glyph drawn wider than blessed counted it pushes the border right, or off.
+ */
+export function expectRightBorders(screen: string, marker: string): void {
+  const rows = screen.split("\n").map((row) => [...row]);
+  const marked = rows.filter((row) => row.join("").includes(marker));
+  expect(marked.length).toBeGreaterThan(0);
+  const border = rows[0]!.indexOf("┐");
+  expect(border).toBeGreaterThan(0);
+  for (const row of marked) expect(row[border], row.join("")).toBe("│");
 }
 
 /** The status line: the screen's last row. */

@@ -116,3 +116,18 @@ test("one address that is Ollama is listed once, as Ollama, though it also answe
   expect(found.candidates.map((candidate) => candidate.spec)).toEqual(["ollama:qwen3:4b"]);
   expect(found.servers.map((server) => server.server)).toEqual(["ollama"]);
 });
+
+test("OpenAI-compatible servers at their usual addresses: each model listed with the kind that answered; one that wants a key says so", async () => {
+  // vLLM's /v1/models shape (vllm/entrypoints/openai/protocol.py ModelCard: id, object "model", owned_by "vllm", max_model_len).
+  const models = { object: "list", data: ["Qwen/Qwen2.5-Coder-32B-Instruct", "Qwen/Qwen3-8B"].map((id) => ({ id, object: "model", created: 1764806400, owned_by: "vllm", root: id, parent: null, max_model_len: 32768 })) };
+  const vllm = startFakeServer((request) => (request.path === "/v1/models" ? { status: 200, headers: { "Content-Type": "application/json" }, pieces: [JSON.stringify(models)] } : { status: 404, headers: { "Content-Type": "text/plain" }, pieces: ["not found"] }));
+  const locked = startFakeServer(() => ({ status: 401, headers: { "Content-Type": "application/json" }, pieces: ['{"error":"Unauthorized"}'] }));
+  const found = await discoverModels({ llamacppUrl: closedAddress(), ollamaUrl: closedAddress(), openaiUrls: [{ kind: "vLLM", url: vllm.url }, { kind: "LM Studio", url: locked.url }] });
+  expect(found.candidates).toEqual(
+    models.data.map((model) => ({ server: "openai", kind: "vLLM", modelName: model.id, spec: `openai:${vllm.url}`, name: model.id, baseUrl: vllm.url, size: null, contextLength: 32768, tools: null })),
+  );
+  expect(found.servers.slice(2)).toEqual([
+    { server: "openai", kind: "vLLM", url: vllm.url, answered: true, problem: null },
+    { server: "openai", kind: "LM Studio", url: locked.url, answered: false, problem: "needs a key (HTTP 401): set GLASSBOX_API_KEY" },
+  ]);
+});

@@ -3,29 +3,39 @@
  * run is told when it dies (src/model/gguf-model.ts), against the suite's real llama-server.
  */
 import { beforeAll, describe, expect, test } from "bun:test";
+import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { llamaServerExecutable, testModel } from "../../scripts/llama-server.ts";
 import { GgufModel } from "../../src/model/gguf-model.ts";
-import { LlamaServerProcess, type ServerLaunch } from "../../src/model/llama-server-process.ts";
+import { LlamaServerProcess, ServerLog, type ServerLaunch } from "../../src/model/llama-server-process.ts";
 import { ModelOptionsSchema } from "../../src/model/options.ts";
 import { ModelError } from "../../src/model/types.ts";
 import { collect } from "../helpers/model.ts";
 import { LLAMA_START_TIMEOUT, withoutLlama } from "../helpers/llama.ts";
 import { tempFolder } from "../helpers/workspace.ts";
+import { alive, gone } from "../helpers/gguf.ts";
 
-const alive = (pid: number) => {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-};
-
-async function goneWithin(pid: number, ms: number): Promise<boolean> {
-  for (const until = performance.now() + ms; alive(pid); await Bun.sleep(100)) if (performance.now() > until) return false;
-  return true;
-}
+test("the server's log is begun afresh at each start and rotated past its cap, one older file kept", () => {
+  const path = join(tempFolder("server"), ".glassbox", "llama-server.log");
+  const log = new ServerLog(path, 100);
+  log.begin(["llama-server", "-m", "m.gguf"]);
+  expect(readFileSync(path, "utf8")).toBe("$ llama-server -m m.gguf\n");
+  const line = (n: number) => `line ${n} ${"x".repeat(40)}\n`;
+  log.write(line(1));
+  log.write(line(2));
+  // 121 bytes, past the cap of 100: the next write starts a new file, the full one kept as .1.
+  log.write(line(3));
+  expect(readFileSync(`${path}.1`, "utf8")).toBe(`$ llama-server -m m.gguf\n${line(1)}${line(2)}`);
+  expect(readFileSync(path, "utf8")).toBe(line(3));
+  for (let n = 4; n <= 6; n++) log.write(line(n));
+  // Only one older file: the next rotation replaces it.
+  expect(readFileSync(`${path}.1`, "utf8")).toBe(`${line(3)}${line(4)}${line(5)}`);
+  expect(readFileSync(path, "utf8")).toBe(line(6));
+  expect(existsSync(`${path}.2`)).toBe(false);
+  // A new start begins the log afresh.
+  log.begin(["llama-server"]);
+  expect(readFileSync(path, "utf8")).toBe("$ llama-server\n");
+});
 
 describe.skipIf(await withoutLlama())("a llama-server glassbox started", () => {
   let launch: ServerLaunch;
@@ -58,14 +68,14 @@ describe.skipIf(await withoutLlama())("a llama-server glassbox started", () => {
     expect(alive(pid)).toBe(true);
     holder.kill("SIGKILL");
     await holder.exited;
-    expect(await goneWithin(pid, 5000)).toBe(true);
+    expect(await gone(pid, 5000)).toBe(true);
   }, LLAMA_START_TIMEOUT);
 
   test("a request after the server died says how it ended and its log's last line, and does not start another behind the run's back", async () => {
     const model = new GgufModel("gguf:test", { ...launch, model: await testModel("calls") }, ModelOptionsSchema.parse({ max_tokens: 200 }));
     const started = await model.start();
     process.kill(started.pid, "SIGKILL");
-    expect(await goneWithin(started.pid, 5000)).toBe(true);
+    expect(await gone(started.pid, 5000)).toBe(true);
     await Bun.sleep(200); // its exit is noticed
     for (let attempt = 0; attempt < 2; attempt++) {
       const { error } = await collect(model, { messages: [{ role: "user", content: "hi" }], tools: [], signal: new AbortController().signal });

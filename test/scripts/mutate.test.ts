@@ -1,7 +1,7 @@
 import { expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { MUTANTS, nearTests } from "../../scripts/mutate.ts";
+import { MUTANTS, mirrorTest, nearTests } from "../../scripts/mutate.ts";
 
 test.each([
   ["src/tools/edit_file.ts", ["test/tools"]],
@@ -11,6 +11,12 @@ test.each([
   ["src/nowhere/x.ts", []],
 ])("a mutant in %s runs %p first, then the whole suite if none of them fails", (file, near) => {
   expect(nearTests(file)).toEqual(near);
+});
+
+test("a mutant's own test file is tried before its folder's, where one mirrors the mutated file", () => {
+  expect(mirrorTest("src/model/openai.ts")).toEqual(["test/model/openai.test.ts"]);
+  expect(mirrorTest("src/model/types.ts", () => false)).toEqual([]);
+  expect(mirrorTest("scripts/install.sh")).toEqual([]);
 });
 
 // A guard rewritten elsewhere leaves its mutant pointing at text that is gone: the suite says so

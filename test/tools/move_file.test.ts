@@ -36,7 +36,7 @@ describe("move_file", () => {
     expect(mode(ws.root, "bin/run.sh")).toBe(0o755);
     expect(requests[0]!.target).toBe("run.sh → bin/run.sh");
     const shown = diffLines(requests[0]!.change!).map((line) => line.text);
-    expect(shown).toEqual(["--- run.sh\tnow", "+++ bin/run.sh\tafter"]);
+    expect(shown).toEqual(["run.sh → bin/run.sh", "(the content moves unchanged)"]);
   });
 
   test("undo moves it back byte for byte and removes the new name", async () => {
@@ -70,6 +70,7 @@ describe("move_file", () => {
     const verdict = await g.call("move_file", { from: "a.txt", to: "b.txt", overwrite: true });
     expect(verdict.content).toBe("Moved a.txt to b.txt, replacing the file that was there; the user can move it back with glassbox undo.");
     expect(requests[0]!.change).toEqual({ path: "b.txt", from: "a.txt", before: "old text\n", after: "new text\n" });
+    expect(diffLines(requests[0]!.change!).map((line) => line.text)).toEqual(["a.txt → b.txt (overwrites b.txt)", "--- b.txt\tnow", "+++ b.txt\tafter", "@@ -1,1 +1,1 @@", "-old text", "+new text"]);
     applyUndo(workspace, RUN, { force: false });
     expect(bytes(ws.root, "a.txt").toString()).toBe("new text\n");
     expect(bytes(ws.root, "b.txt").toString()).toBe("old text\n");

@@ -1,5 +1,6 @@
 import { describe, expect, test } from "bun:test";
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, symlinkSync } from "node:fs";
+import { DiskFullWatch } from "../../src/platform/disk-full.ts";
 import { join } from "node:path";
 import type { AgentEvent } from "../../src/core/events.ts";
 import { EventLog, eventLogPath, newRunId } from "../../src/trace/event-log.ts";
@@ -63,5 +64,22 @@ describe("EventLog", () => {
     expect(run.model.requests[1]!.messages.at(-1)!.content).toContain("README.md");
     expect(run.model.requests[1]!.messages.at(-1)!.content).not.toContain(".glassbox");
     expect(run.model.seen()).toContain("No line matches");
+  });
+
+  test("on a full disk an event is left out, never thrown, and a run watching the workspace is told where", async () => {
+    const ws = makeWorkspace();
+    const { events } = await runScripted([{ content: "hi" }], { workspace: ws.root });
+    const path = eventLogPath(ws.root, "full");
+    mkdirSync(join(path, ".."), { recursive: true });
+    // /dev/full: every write to it fails with ENOSPC, as on a disk with no room left.
+    symlinkSync("/dev/full", path);
+    const watch = new DiskFullWatch(ws.root);
+    try {
+      expect(new EventLog(path).write(events.at(-1)!)).toBe(false);
+      expect(watch.failedAt).toBe(".glassbox/runs/full.jsonl");
+      expect(watch.signal.aborted).toBe(true);
+    } finally {
+      watch.close();
+    }
   });
 });

@@ -21,3 +21,17 @@ test("a huge change is cut with a count", () => {
   expect(lines.length).toBe(101);
   expect(lines.at(-1)!.text).toMatch(/more diff lines not shown/);
 });
+
+test("a move says what is renamed to what, and that its content moves unchanged: no empty diff", () => {
+  const lines = diffLines({ path: "docs/README.md", from: "README.md", before: null, after: "# toy\n" });
+  expect(lines).toEqual([
+    { kind: "move", text: "README.md → docs/README.md" },
+    { kind: "header", text: "(the content moves unchanged)" },
+  ]);
+});
+
+test("a move that overwrites says so, and shows the overwritten file against the moved one", () => {
+  const lines = diffLines({ path: "docs/README.md", from: "README.md", before: "old\n", after: "new\n" });
+  expect(lines[0]).toEqual({ kind: "move", text: "README.md → docs/README.md (overwrites docs/README.md)" });
+  expect(lines.filter((line) => line.kind === "remove" || line.kind === "add").map((line) => line.text)).toEqual(["-old", "+new"]);
+});

@@ -42,3 +42,14 @@ test("nothing answering: why, for each address, and how to start a server", () =
   expect(lines.join("\n")).toContain("ollama serve");
   expect(lines.join("\n")).toContain("press r to ask again");
 });
+
+test("a GGUF file: its name, size and trained window; files that are not usable are named below, the first few with the reason", () => {
+  const file: Candidate = { server: "gguf", spec: "gguf:/home/me/models/tiny.gguf", name: "tiny.gguf", baseUrl: "/home/me/models/tiny.gguf", size: 84318144, contextLength: 32768, tools: null };
+  const unusable = Array.from({ length: 5 }, (_, i) => ({ path: `${process.env.HOME}/models/cut-${i}.gguf`, problem: "is truncated: its header ends past the file's 4 bytes" }));
+  const lines = plain(pickerLines({ ...found([ollama("qwen3:4b"), file]), unusable }, 1, null, 30));
+  expect(lines).toContain(" › tiny.gguf  GGUF file  84 MB  context 32768");
+  expect(lines).toContain(" not usable: ~/models/cut-0.gguf is truncated: its header ends past the file's 4 bytes");
+  expect(lines).toContain(" not usable: ~/models/cut-2.gguf is truncated: its header ends past the file's 4 bytes");
+  expect(lines.join("\n")).not.toContain("cut-3.gguf");
+  expect(lines).toContain(" and 2 more GGUF files that are not usable");
+});

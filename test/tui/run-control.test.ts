@@ -35,7 +35,7 @@ function scriptedSession(replies: Parameters<typeof scriptFile>[0] = []): Sessio
  * A run control whose runs are `start`'s (the session's real runs by default), and whose
  * questions are answered by `answers` in turn.
  */
-function control(session: Session, options: { start?: (task: string, signal: AbortSignal) => StartedRun; answers?: boolean[]; saved?: ReturnType<typeof openSaved> } = {}) {
+function control(session: Session, options: { start?: (task: string, signal: AbortSignal) => StartedRun; answers?: boolean[]; saved?: ReturnType<typeof openSaved>; prepare?: RunEffects["prepare"] } = {}) {
   const seen: Recorder = { started: [], shown: [], said: [], warnings: [], changedAtStop: [], asked: [], restartedMeters: 0, drawnAtOnce: [] };
   const answers = [...(options.answers ?? [])];
   const effects: RunEffects = {
@@ -58,6 +58,7 @@ function control(session: Session, options: { start?: (task: string, signal: Abo
     redraw: (now) => {
       if (now) seen.drawnAtOnce.push(seen.shown.at(-1)?.kind ?? "nothing");
     },
+    prepare: options.prepare,
   };
   return { runs: new RunControl(session, options.saved ?? openSaved(session, {}), effects), seen };
 }
@@ -158,6 +159,28 @@ describe("run control", () => {
     runs.quit();
   });
 
+  test("a message waits for the model's server to start, said so; one whose server did not start is not sent, and said so", async () => {
+    let loaded!: (ready: boolean) => void;
+    let loading: Promise<boolean> | null = new Promise<boolean>((resolve) => (loaded = resolve));
+    const { runs, seen } = control(scriptedSession(), { start: heldRun, prepare: () => loading });
+    runs.send("fix the tests\nplease");
+    await Bun.sleep(10);
+    expect(seen.started).toEqual([]);
+    expect(seen.said).toEqual(["sent once the model has loaded: fix the tests …"]);
+    loading = null;
+    loaded(true);
+    await until("the run to start", () => seen.started.length === 1);
+    runs.quit();
+    await until("the run to end", () => !runs.active);
+
+    loading = new Promise<boolean>((resolve) => (loaded = resolve));
+    runs.send("again");
+    loaded(false);
+    await until("the refusal", () => seen.said.length === 3);
+    expect(seen.said.at(-1)).toBe("the message was not sent, the model's server did not start; ↑ on the input line brings it back");
+    expect(seen.started).toHaveLength(1);
+  });
+
   test("drifted prompt layers are confirmed once: no, no run; yes, this run and the next start without asking", async () => {
     const session = scriptedSession();
     session.drift = ["layer base changed"];
@@ -255,5 +278,28 @@ describe("run control", () => {
     expect(again.seen.said.at(-1)).toBe("── restored up to here: the next message continues this conversation ──");
     expect(again.runs.view.state).toBe("stopped: completed");
     expect(again.seen.warnings.at(-1)).toBe("");
+  });
+
+  test("quitting (a closed terminal too) stops the run and resolves only once it has ended; a queued message is not sent", async () => {
+    let ended = false;
+    const slowToStop = (task: string, signal: AbortSignal): StartedRun => ({
+      runId: `slow-${task}`,
+      logPath: "",
+      events: (async function* (): AsyncGenerator<AgentEvent> {
+        await new Promise((resolve) => signal.addEventListener("abort", resolve));
+        // The check's processes are killed and its temp folder removed before the stop event.
+        await Bun.sleep(50);
+        ended = true;
+        yield { kind: "stop", status: "interrupted", steps: 1, tool_calls: 1, answer: "", reason: "the user stopped the run" } as AgentEvent;
+      })(),
+    });
+    const { runs, seen } = control(scriptedSession(), { start: slowToStop });
+    runs.submit("first", "first");
+    runs.submit("queued", "queued");
+    await runs.quit();
+    expect(ended).toBe(true);
+    expect(seen.shown.at(-1)).toMatchObject({ kind: "stop", status: "interrupted" });
+    await Bun.sleep(20);
+    expect(seen.started.map((started) => started.task)).toEqual(["first"]);
   });
 });

@@ -1,7 +1,8 @@
 import { atLineStart, occurrences, skipSpace, type Found, type OfferedTools } from "./shared.ts";
 import type { TextCall } from "../types.ts";
 
-const FUNCTION = /^<function=([^>\s]+)>/;
+/** Sticky: matched where `lastIndex` is, without copying the rest of the text for each function. */
+const FUNCTION = /<function=([^>\s]+)>/y;
 const FUNCTION_END = "</function>";
 const PARAMETER = /<parameter=([^>\n]+)>/;
 const PARAMETER_END = "</parameter>";
@@ -14,29 +15,36 @@ const PARAMETER_END = "</parameter>";
  * prose is left alone: the rest of the sentence would become the value.
  */
 export function parseFunctionXml(text: string, tools: OfferedTools): Found | null {
+  // Every `<function=` after a start is on the chain read from it, so a chain that fails at
+  // `failedAt` fails there from each later start up to it too: those are not read again (a reply
+  // of 2,000 repeated `<function=` lines took a minute when each was).
+  let failedAt = -1;
   for (const start of occurrences(text, "<function=")) {
-    if (!atLineStart(text, start)) continue;
+    if (start <= failedAt || !atLineStart(text, start)) continue;
     const calls = functionsFrom(text, start, tools);
-    if (calls) return { start, calls };
+    if (typeof calls !== "number") return { start, calls };
+    failedAt = calls;
   }
   return null;
 }
 
-function functionsFrom(text: string, start: number, tools: OfferedTools): TextCall[] | null {
+/** The chain of functions from `start` to the end of the text, or where it stops being one. */
+function functionsFrom(text: string, start: number, tools: OfferedTools): TextCall[] | number {
   const calls: TextCall[] = [];
   for (let at = start; (at = skipSpace(text, at)) < text.length; ) {
-    const open = FUNCTION.exec(text.slice(at));
-    if (!open || !tools.offers(open[1]!)) return null;
+    FUNCTION.lastIndex = at;
+    const open = FUNCTION.exec(text);
+    if (!open || !tools.offers(open[1]!)) return at;
     const name = open[1]!;
     const bodyStart = at + open[0].length;
     const ends = [text.indexOf(FUNCTION_END, bodyStart), text.indexOf("<function=", bodyStart)].filter((index) => index >= 0);
     const bodyEnd = ends.length ? Math.min(...ends) : text.length;
     const args = parameters(text.slice(bodyStart, bodyEnd), name, tools);
-    if (!args) return null;
+    if (!args) return at;
     calls.push({ name, arguments: args });
     at = text.startsWith(FUNCTION_END, bodyEnd) ? bodyEnd + FUNCTION_END.length : bodyEnd;
   }
-  return calls.length ? calls : null;
+  return calls.length ? calls : start;
 }
 
 /** The `<parameter=KEY>VALUE` pairs of one function's body; null when anything else is in it. */

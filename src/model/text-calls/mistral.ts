@@ -1,4 +1,4 @@
-import { callsFromJson, occurrences, type Found, type OfferedTools } from "./shared.ts";
+import { callsFromJson, type Found, type OfferedTools } from "./shared.ts";
 import type { TextCall } from "../types.ts";
 
 const MARK = "[TOOL_CALLS]";
@@ -10,22 +10,25 @@ const NAMED = /^([A-Za-z0-9_.-]+)(?:\[CALL_ID\][A-Za-z0-9_-]*)?\[ARGS\]([\s\S]*)
  * `NAME[ARGS]{…}` (Mistral 3, Magistral, Devstral), the marker repeated before each call.
  */
 export function parseMistral(text: string, tools: OfferedTools): Found | null {
-  for (const start of occurrences(text, MARK)) {
-    const calls = segmentsFrom(text.slice(start + MARK.length).split(MARK), tools);
-    if (calls) return { start, calls };
+  // Split once and read from the end: the calls run from the first marker after which every
+  // segment is a call. Splitting again at each marker took seconds on a reply of repeated markers.
+  const segments = text.split(MARK);
+  const lastFirst: TextCall[][] = [];
+  let first = segments.length;
+  for (let index = segments.length - 1; index >= 1; index--) {
+    const found = segmentCalls(segments[index]!, tools);
+    if (!found) break;
+    lastFirst.push(found);
+    first = index;
   }
-  return null;
+  if (first === segments.length) return null;
+  const start = segments.slice(0, first).reduce((at, segment) => at + segment.length + MARK.length, 0) - MARK.length;
+  return { start, calls: lastFirst.reverse().flat() };
 }
 
-function segmentsFrom(segments: string[], tools: OfferedTools): TextCall[] | null {
-  const calls: TextCall[] = [];
-  for (const raw of segments) {
-    const segment = raw.trim();
-    const found = segment.startsWith("[") || segment.startsWith("{") ? callsFromJson(segment, tools) : namedCall(segment, tools);
-    if (!found) return null;
-    calls.push(...found);
-  }
-  return calls.length ? calls : null;
+function segmentCalls(raw: string, tools: OfferedTools): TextCall[] | null {
+  const segment = raw.trim();
+  return segment.startsWith("[") || segment.startsWith("{") ? callsFromJson(segment, tools) : namedCall(segment, tools);
 }
 
 function namedCall(segment: string, tools: OfferedTools): TextCall[] | null {

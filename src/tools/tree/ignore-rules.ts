@@ -24,7 +24,16 @@ interface Level {
 }
 
 function makeLevel(text: string, base: string, prefix: string): Level {
-  return { matcher: ignore({ ignorecase: IGNORE_CASE }).add(text), text, base, prefix };
+  return { matcher: ignore({ ignorecase: IGNORE_CASE }).add(asBytes(text)), text, base, prefix };
+}
+
+/**
+ * git matches a pattern against a path byte by byte (`?` or `[!a]` is one byte, so an `é` is
+ * two), where `ignore` matches by UTF-16 unit: both are given to it as their UTF-8 bytes, a
+ * character each.
+ */
+function asBytes(text: string): string {
+  return /^[\x00-\x7f]*$/.test(text) ? text : Buffer.from(text, "utf8").toString("latin1");
 }
 
 /** A folder's name as a gitignore line that matches it and nothing else. */
@@ -85,7 +94,7 @@ export class IgnoreRules {
     for (let index = from; index < to; index++) {
       const level = this.levels[index]!;
       const local = level.prefix + path.slice(level.base.length) + (isFolder ? "/" : "");
-      const { ignored, unignored } = level.matcher.test(local);
+      const { ignored, unignored } = level.matcher.test(asBytes(local));
       if (ignored) return "ignored";
       if (unignored) return "kept";
     }

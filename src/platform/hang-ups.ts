@@ -1,0 +1,7 @@
+/**
+ * The signals that end glassbox from outside: a closed terminal (SIGHUP) and a service manager
+ * (SIGTERM). Each is answered by stopping cleanly, and answered again until glassbox has ended: a
+ * closing terminal's shell sends its own SIGHUP after the kernel's, and the default death at the
+ * second would leave a run without its stop event and a check's temp folder behind.
+ */
+export const HANG_UPS = ["SIGHUP", "SIGTERM"] as const;

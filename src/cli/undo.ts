@@ -3,7 +3,7 @@ import { workspaceRoot } from "../session/workspace-root.ts";
 import { Workspace } from "../tools/workspace.ts";
 import { UsageError } from "../session/usage-error.ts";
 import { JournalError, journaledRuns } from "../undo/journal.ts";
-import { applyUndo, latestChangedRun, leavesSkipped, outcomeLines, planLines, planUndo } from "../undo/restore.ts";
+import { applyUndo, latestChangedRun, leavesSkipped, outcomeLines, planLines, planUndo, undoLogLine } from "../undo/restore.ts";
 
 /**
  * `glassbox undo`: restores every file a run changed (default: the latest run that changed files),
@@ -40,7 +40,7 @@ export function undo(args: CliArgs, out: (line: string) => void = (line) => cons
     }
     out(`undo of run ${runId}, newest change first:`);
     for (const line of outcomeLines(plan, entry)) out(`  ${line}`);
-    out(log ? `log: ${log}` : "the undo could not be recorded in the run's journal: no space left on device");
+    out(undoLogLine(log));
     return entry.files.some((file) => file.action === "skipped") ? 1 : 0;
   } catch (error) {
     if (error instanceof JournalError) throw new UsageError(`cannot undo: ${error.message}; nothing was changed`);

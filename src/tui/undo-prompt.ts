@@ -1,6 +1,6 @@
 import { Workspace } from "../tools/workspace.ts";
 import { JournalError } from "../undo/journal.ts";
-import { applyUndo, latestChangedRun, outcomeLines, planLines, planUndo } from "../undo/restore.ts";
+import { applyUndo, latestChangedRun, outcomeLines, planLines, planUndo, undoLogLine } from "../undo/restore.ts";
 import type { ApprovalModal } from "./approval-modal.ts";
 
 /**
@@ -21,7 +21,7 @@ export async function offerUndo(workspaceRoot: string, modal: ApprovalModal, say
     if (!done.entry) return say(done.plan.alreadyUndone ? `run ${runId} was already undone` : `nothing to undo in run ${runId}`);
     say(`undo of run ${runId}, newest change first:`);
     for (const line of outcomeLines(done.plan, done.entry)) say(`  ${line}`);
-    say(`log: ${done.log}`);
+    say(undoLogLine(done.log));
   } catch (error) {
     if (error instanceof JournalError) return say(`cannot undo: ${error.message}; nothing was changed`);
     throw error;

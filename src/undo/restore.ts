@@ -109,6 +109,11 @@ export interface UndoOptions {
  * restores or removes each file, and appends the `undo` event to the run's journal. With
  * `force`, a file edited since is restored too, and what it held is first kept beside the journal.
  */
+/** Where the undo was recorded, or that a full disk kept it from being recorded. */
+export function undoLogLine(log: string | null): string {
+  return log ? `log: ${log}` : "the undo could not be recorded in the run's journal: no space left on device";
+}
+
 export function applyUndo(workspace: Workspace, runId: string, options: UndoOptions): { plan: UndoPlan; entry: UndoEntry | null; log: string | null } {
   removeKilledWriteLeftovers(workspace.root);
   const plan = planUndo(workspace, runId);

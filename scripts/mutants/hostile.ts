@@ -179,4 +179,10 @@ export const MUTANTS: Mutant[] = [
     find: "        yield { kind: \"model_retry\", step: steps, attempt: delta.attempt, reason: delta.reason };\n",
     replace: "",
   },
+  {
+    name: "a reply nested hundreds deep goes to marked's recursive lexer",
+    file: "src/tui/markdown/render.ts",
+    find: "  if (DEEP_NESTING.test(markdown)) return",
+    replace: "  if (false) return",
+  },
 ];

@@ -28,8 +28,18 @@ class ReplyTokenizer extends Tokenizer {
 
 const LEXER_OPTIONS: MarkedOptions = { ...getDefaults(), tokenizer: new ReplyTokenizer() };
 
-/** The blocks of a Markdown text, by marked's lexer. */
+/**
+ * marked's lexer recurses once per level of quotes, lists and emphasis: a reply nested hundreds
+ * deep (200,000 `>`, 2,000 list levels) overflowed the stack or took a minute. Past this depth
+ * the text is shown as written, in one plain block.
+ */
+const MAX_NESTING = 32;
+// Within a line only ([ \t], never \s): a blob of blank lines must not make the check itself slow.
+const DEEP_NESTING = new RegExp(`^(?:[ \\t]*>){${MAX_NESTING},}|^[ \\t]{${MAX_NESTING * 2},}[-*+\\d]|[*_~\\[]{${MAX_NESTING},}`, "m");
+
+/** The blocks of a Markdown text, by marked's lexer; a text nested too deep for it is one block as written. */
 export function lexMarkdown(markdown: string): Token[] {
+  if (DEEP_NESTING.test(markdown)) return [{ type: "code", raw: markdown, text: markdown.replace(/\n$/, ""), codeBlockStyle: "indented" } as Token];
   return Lexer.lex(markdown, LEXER_OPTIONS);
 }
 

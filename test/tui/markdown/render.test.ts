@@ -29,3 +29,20 @@ for (const [name, markdown, lines] of CASES) {
     expect(taggedLines(renderMarkdown(markdown))).toEqual(lines);
   });
 }
+
+// A hostile reply nested hundreds deep overflowed marked's recursive lexer (200,000 `>`) or took a
+// minute (2,000 list levels): past 32 levels the text is drawn as written, whole, in one block.
+test.each([
+  ["quotes", ">".repeat(200_000)],
+  ["list levels", Array.from({ length: 2000 }, (_, level) => `${" ".repeat(level * 2)}- item ${level}`).join("\n")],
+  ["emphasis markers", `${"*".repeat(100_000)}a`],
+])("a reply nested too deep (%s) is drawn as written, without throwing", (_, text) => {
+  // As a code block is drawn: every line indented by two.
+  const lines = renderMarkdown(text);
+  expect(lines.map((line) => line.text).join("\n")).toBe(text.replace(/^/gm, "  "));
+});
+
+test("nesting within reason is still Markdown", () => {
+  const text = `${"> ".repeat(5)}deep quote\n\n${Array.from({ length: 6 }, (_, level) => `${" ".repeat(level * 2)}- level ${level}`).join("\n")}`;
+  expect(renderMarkdown(text).map((line) => line.text).join("\n")).not.toContain("> >");
+});

@@ -17,6 +17,8 @@ export interface Mutant {
   /** Text that must occur exactly once in the file, and what replaces it. */
   find: string;
   replace: string;
+  /** Test files that catch it, tried first: for a guard whose tests live far from its file, which would otherwise cost a whole suite. */
+  tests?: string[];
 }
 
 const CORE_MUTANTS: Mutant[] = [
@@ -204,6 +206,7 @@ const CORE_MUTANTS: Mutant[] = [
   },
   {
     name: "partial text lost on a model failure",
+    tests: ["test/cli/streaming.test.ts"],
     file: "src/core/loop.ts",
     find: "if (partial) {",
     replace: "if (false) {",
@@ -216,6 +219,7 @@ const CORE_MUTANTS: Mutant[] = [
   },
   {
     name: "a config file's parse compiles zod's fast paths",
+    tests: ["test/core/zod-start.test.ts"],
     file: "src/session/config.ts",
     find: "const parsed = schema.safeParse(raw, PARSE_ONCE);",
     replace: "const parsed = schema.safeParse(raw);",
@@ -228,6 +232,7 @@ const CORE_MUTANTS: Mutant[] = [
   },
   {
     name: "a fast server's reply read as each packet comes",
+    tests: ["test/model/loopback.test.ts"],
     file: "src/model/http.ts",
     find: "if (early > 0) await Bun.sleep(early);",
     replace: "",
@@ -264,6 +269,7 @@ const CORE_MUTANTS: Mutant[] = [
   },
   {
     name: "an eval run stopped by Ctrl-C judged and kept",
+    tests: ["test/cli/eval.test.ts"],
     file: "src/eval/runner.ts",
     find: "if (options.signal?.aborted) return null;",
     replace: "",
@@ -276,6 +282,7 @@ const CORE_MUTANTS: Mutant[] = [
   },
   {
     name: "an eval stopped by Ctrl-C starts the next run",
+    tests: ["test/cli/eval.test.ts"],
     file: "src/eval/pool.ts",
     find: "while (next < items.length && !stop?.aborted) {",
     replace: "while (next < items.length) {",
@@ -390,6 +397,7 @@ const CORE_MUTANTS: Mutant[] = [
   },
   {
     name: "install.sh installs a download whose checksum does not match",
+    tests: ["test/scripts/install.test.ts"],
     file: "scripts/install.sh",
     find: '[ "$actual" = "$expected" ] || fail',
     replace: "true || fail",
@@ -952,7 +960,7 @@ async function runMutant(mutant: Mutant | null): Promise<MutantResult> {
     writeFileSync(join(copy, mutant.file), mutatedText(mutant, copy));
     const started = performance.now();
     // Narrowest first: the mutated file's own test file, then its folder's, then the whole suite.
-    const stages = [mirrorTest(mutant.file), nearTests(mutant.file)].filter((paths) => paths.length);
+    const stages = [mutant.tests ?? [], mirrorTest(mutant.file), nearTests(mutant.file)].filter((paths) => paths.length);
     let result: MutantResult | null = null;
     for (const paths of stages) {
       result = await runSuite(copy, tmp, mutant, paths, true);

@@ -373,6 +373,7 @@ const CORE_MUTANTS: Mutant[] = [
   },
   {
     name: "confinement experiment allowed outside replays",
+    tests: ["test/eval/pipeline.test.ts"],
     file: "src/session/session.ts",
     find: "if (unconfined && !tweaks.allowExperiments) {",
     replace: "if (false) {",
@@ -404,6 +405,7 @@ const CORE_MUTANTS: Mutant[] = [
   },
   {
     name: "install.sh installs a binary that does not start",
+    tests: ["test/scripts/install.test.ts"],
     file: "scripts/install.sh",
     find: 'if ! version=$("$dir/.$name.new" --version 2>"$tmp/start-error"); then',
     replace: 'if ! version=$("$dir/.$name.new" --version 2>"$tmp/start-error" || true); then',
@@ -446,12 +448,14 @@ const CORE_MUTANTS: Mutant[] = [
   },
   {
     name: "eval task limits ignored",
+    tests: ["test/eval/pipeline.test.ts"],
     file: "src/session/session.ts",
     find: "resolveLimits(tweaks.limits ?? {}, config.limits, args.limits)",
     replace: "resolveLimits(config.limits, args.limits)",
   },
   {
     name: "run takes the first of several models",
+    tests: ["test/cli/find-model.test.ts"],
     file: "src/session/find-model.ts",
     find: "if (candidates.length === 1) return candidates[0]!;",
     replace: "if (candidates.length >= 1) return candidates[0]!;",

@@ -134,4 +134,10 @@ export const MUTANTS: Mutant[] = [
     find: "    ...options.reach,\n",
     replace: "",
   },
+  {
+    name: "discovery sends no key",
+    file: "src/session/find-model.ts",
+    find: "    headers: key ? { Authorization: `Bearer ${new ApiKey(key, \"GLASSBOX_API_KEY\").reveal()}` } : {},",
+    replace: "    headers: {},",
+  },
 ];

@@ -43,3 +43,24 @@ test("with nothing configured, LM Studio's, vLLM's and SGLang's usual addresses 
     ["SGLang", "http://127.0.0.1:30000"],
   ]);
 });
+
+test("discovery sends the key from GLASSBOX_API_KEY, so a server that needs one lists its models", async () => {
+  const key = "sk-discovery-test-7f3a91";
+  const server = Bun.serve({
+    hostname: "127.0.0.1",
+    port: 0,
+    fetch: (request) =>
+      request.headers.get("authorization") === `Bearer ${key}`
+        ? Response.json({ object: "list", data: [{ id: "Qwen/Qwen3-8B", object: "model", owned_by: "vllm", max_model_len: 40960 }] })
+        : Response.json({ error: "Unauthorized" }, { status: 401 }),
+  });
+  const env = { ...nothingAnswers(), GLASSBOX_OPENAI_URLS: server.url.origin };
+  try {
+    const without = await findModels(undefined, env);
+    expect(without.servers.at(-1)).toMatchObject({ answered: false, problem: "needs a key (HTTP 401): set GLASSBOX_API_KEY" });
+    const found = await findModels(undefined, { ...env, GLASSBOX_API_KEY: key });
+    expect(found.candidates).toEqual([expect.objectContaining({ spec: `openai:${server.url.origin}`, modelName: "Qwen/Qwen3-8B", contextLength: 40960 })]);
+  } finally {
+    server.stop(true);
+  }
+});

@@ -17,6 +17,7 @@
 import { closeSync, existsSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { availableParallelism, homedir, tmpdir } from "node:os";
 import { basename, dirname, join } from "node:path";
+import { processAlive } from "../src/platform/process-alive.ts";
 
 // ───────────────────────────── where things are kept ─────────────────────────────
 
@@ -56,14 +57,6 @@ function removeDeadStaging(target: string): void {
   }
 }
 
-function processAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === "EPERM";
-  }
-}
 
 // ───────────────────────────── finding the server ─────────────────────────────
 

@@ -54,7 +54,7 @@ export const MUTANTS: Mutant[] = [
   {
     name: "the temporaries of a glassbox still running are removed too",
     file: "src/tools/temporary-files.ts",
-    find: "if (!pid || isRunning(pid)) continue;",
+    find: "if (!pid || processAlive(pid)) continue;",
     replace: "if (!pid) continue;",
   },
   {

@@ -137,7 +137,7 @@ export const MUTANTS: Mutant[] = [
   {
     name: "discovery sends no key",
     file: "src/session/find-model.ts",
-    find: "    headers: key ? { Authorization: `Bearer ${new ApiKey(key, \"GLASSBOX_API_KEY\").reveal()}` } : {},",
+    find: "    headers: key ? requestHeaders({ ...NO_ACCESS, key: new ApiKey(key, \"GLASSBOX_API_KEY\") }) : {},",
     replace: "    headers: {},",
   },
 ];

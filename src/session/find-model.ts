@@ -3,7 +3,7 @@ import { findGgufFiles } from "../model/gguf-files.ts";
 import { homeFolder, tildePath } from "../platform/home.ts";
 import { llamaCppUrl, ollamaUrl, type Env } from "./model-spec.ts";
 import { UsageError } from "./usage-error.ts";
-import { ApiKey } from "../model/access.ts";
+import { ApiKey, NO_ACCESS, requestHeaders } from "../model/access.ts";
 
 /** How to get a model when nothing answers; said by `run`, the TUI and `doctor`. */
 export const START_A_SERVER =
@@ -20,7 +20,7 @@ export function findModels(baseUrl: string | undefined, env: Env = process.env, 
     llamacppUrl: address || llamaCppUrl(env),
     ollamaUrl: address || ollamaUrl(env),
     openaiUrls: address ? [] : openAiUrls(env),
-    headers: key ? { Authorization: `Bearer ${new ApiKey(key, "GLASSBOX_API_KEY").reveal()}` } : {},
+    headers: key ? requestHeaders({ ...NO_ACCESS, key: new ApiKey(key, "GLASSBOX_API_KEY") }) : {},
     ...options,
   });
 }

@@ -2,6 +2,7 @@ import { readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node
 import { basename, dirname, join, relative, resolve, sep } from "node:path";
 import { glassboxFolder, makeGlassboxFolder } from "../platform/glassbox-folder.ts";
 import { syncFile } from "../platform/append-line.ts";
+import { processAlive } from "../platform/process-alive.ts";
 
 /**
  * Where a file's new content is written before it is renamed over the file, so that a kill at
@@ -54,7 +55,7 @@ export function removeKilledWriteLeftovers(workspaceRoot: string): string[] {
   const removed: string[] = [];
   for (const name of names) {
     const pid = Number(/^(\d+)-\d+\.(tmp|beside)$/.exec(name)?.[1]);
-    if (!pid || isRunning(pid)) continue;
+    if (!pid || processAlive(pid)) continue;
     const beside = name.endsWith(".beside") ? namedBeside(workspaceRoot, join(folder, name)) : null;
     for (const path of beside ? [beside, join(folder, name)] : [join(folder, name)]) {
       rmSync(path, { force: true });
@@ -70,11 +71,3 @@ function namedBeside(workspaceRoot: string, note: string): string | null {
   return path.startsWith(workspaceRoot + sep) && /^\..+\.glassbox-\d+\.tmp$/.test(basename(path)) ? path : null;
 }
 
-function isRunning(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === "EPERM";
-  }
-}

@@ -5,15 +5,9 @@
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { tempFolder } from "./workspace.ts";
+import { processAlive as alive } from "../../src/platform/process-alive.ts";
 
-export function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
+export { alive };
 
 /** Waits up to `ms` for a process to be gone; true when it is. */
 export async function gone(pid: number, ms: number): Promise<boolean> {

@@ -13,6 +13,7 @@
  * startLlamaServer gives each (bun test runs no "exit" handlers).
  */
 import { findLlamaServer, startLlamaServer, testModel, type LlamaServer, type TestModelKind } from "../../scripts/llama-server.ts";
+import { processAlive as alive } from "../../src/platform/process-alive.ts";
 
 export type { LlamaServer, TestModelKind };
 
@@ -73,11 +74,3 @@ async function start(kind: TestModelKind, options: SharedLlamaOptions): Promise<
   return startLlamaServer({ model, ctx: options.ctx, slots: options.slots, args: options.args });
 }
 
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}

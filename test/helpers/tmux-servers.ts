@@ -23,11 +23,4 @@ export function endE2eServers(ends: (owner: number) => boolean, tmux = Bun.which
   }
 }
 
-export function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === "EPERM";
-  }
-}
+export { processAlive as isAlive } from "../../src/platform/process-alive.ts";

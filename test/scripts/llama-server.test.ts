@@ -9,6 +9,7 @@ import { join } from "node:path";
 import { startLlamaServer, testModel, writeTestModel } from "../../scripts/llama-server.ts";
 import { LLAMA_START_TIMEOUT, llamaServer, withoutLlama, type LlamaServer } from "../helpers/llama.ts";
 import { tempFolder } from "../helpers/workspace.ts";
+import { processAlive as alive } from "../../src/platform/process-alive.ts";
 
 const TEMPLATE = readFileSync(join(import.meta.dir, "../fixtures/llama-server/qwen2.5-instruct.jinja"), "utf8");
 
@@ -173,14 +174,6 @@ async function readLine(stream: ReadableStream<Uint8Array>): Promise<string> {
   return text;
 }
 
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 // ───────── a GGUF header reader, written from the spec independently of the writer ─────────
 

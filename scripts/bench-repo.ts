@@ -18,7 +18,7 @@ import { findFiles } from "../src/tools/find_files.ts";
 import { listFiles } from "../src/tools/list_files.ts";
 import { workspaceFiles } from "../src/tools/tree/walk.ts";
 import { compilePattern } from "../src/tools/tree/pattern.ts";
-import { systemClock } from "../src/core/clock.ts";
+import { systemClock } from "../src/protocol/clock.ts";
 import type { Tool } from "../src/tools/tool.ts";
 
 const RUNS = 7;

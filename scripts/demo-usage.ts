@@ -15,7 +15,7 @@ import { parseCli } from "../src/cli/args.ts";
 import { demoArgs } from "../src/cli/demo.ts";
 import { LlamaCppModel } from "../src/model/llamacpp.ts";
 import { DEFAULT_MODEL_OPTIONS } from "../src/model/options.ts";
-import type { ModelRequest } from "../src/model/types.ts";
+import type { ModelRequest } from "../src/protocol/model.ts";
 import { openSession, startRun } from "../src/session/session.ts";
 import { startLlamaServer, testModel } from "./llama-server.ts";
 

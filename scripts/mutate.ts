@@ -194,7 +194,7 @@ const CORE_MUTANTS: Mutant[] = [
   },
   {
     name: "repeated tool-call ids kept",
-    file: "src/core/reply.ts",
+    file: "src/model/reply.ts",
     find: "while (used.has(chosen)) chosen",
     replace: "while (false) chosen",
   },
@@ -219,7 +219,7 @@ const CORE_MUTANTS: Mutant[] = [
   },
   {
     name: "a config file's parse compiles zod's fast paths",
-    tests: ["test/core/zod-start.test.ts"],
+    tests: ["test/protocol/zod-start.test.ts"],
     file: "src/session/config.ts",
     find: "const parsed = schema.safeParse(raw, PARSE_ONCE);",
     replace: "const parsed = schema.safeParse(raw);",

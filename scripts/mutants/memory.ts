@@ -4,7 +4,7 @@ import type { Mutant } from "../mutate.ts";
 export const MUTANTS: Mutant[] = [
   {
     name: "streamed text kept as a string per piece",
-    file: "src/core/text-pieces.ts",
+    file: "src/model/text-pieces.ts",
     find: "    if (this.pieces.length >= 1024) this.seal();\n",
     replace: "",
   },

@@ -106,7 +106,7 @@ export const MUTANTS: Mutant[] = [
   },
   {
     name: "text calls: the text keeps the calls",
-    file: "src/core/reply.ts",
+    file: "src/model/reply.ts",
     find: "        this.content.take();\n        this.content.add(delta.prose);\n",
     replace: "",
   },
@@ -124,13 +124,13 @@ export const MUTANTS: Mutant[] = [
   },
   {
     name: "names: a loose spelling does not reach the tool",
-    file: "src/core/tool-names.ts",
+    file: "src/protocol/tool-names.ts",
     find: "  return matches.length === 1 ? matches[0]! : null;",
     replace: "  return null;",
   },
   {
     name: "names: colliding offered names matched loosely",
-    file: "src/core/tool-names.ts",
+    file: "src/protocol/tool-names.ts",
     find: "  return matches.length === 1 ? matches[0]! : null;",
     replace: "  return matches[0] ?? null;",
   },

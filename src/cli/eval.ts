@@ -1,7 +1,7 @@
 import { cpSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { basename, dirname, join, resolve } from "node:path";
 import type { CliArgs } from "./args.ts";
-import { UsageError } from "../session/usage-error.ts";
+import { UsageError } from "../protocol/usage-error.ts";
 import { ConfigSchema, parseWith } from "../session/config.ts";
 import { loadTasks, type Task } from "../eval/task.ts";
 import { readVerdict, runFolder, runOne, type RunVerdict, type ServerReach } from "../eval/runner.ts";

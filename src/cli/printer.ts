@@ -1,5 +1,5 @@
 import type { SandboxInfo } from "../sandbox/sandbox.ts";
-import type { AgentEvent } from "../core/events.ts";
+import type { AgentEvent } from "../protocol/events.ts";
 
 /** One readable line per event for headless runs without --json; null for events not worth a line. */
 export function formatEvent(event: AgentEvent): string | null {

@@ -5,7 +5,7 @@ import type { CliArgs } from "./args.ts";
 import type { Session } from "../session/session.ts";
 import { connectServers, openSession, prepareModel, startRun } from "../session/session.ts";
 import { formatEvent } from "./printer.ts";
-import { UsageError } from "../session/usage-error.ts";
+import { UsageError } from "../protocol/usage-error.ts";
 import { assembleMarked } from "../prompt/layers.ts";
 import { findModels, onlyCandidate } from "../session/find-model.ts";
 import { changedFiles } from "../undo/journal.ts";

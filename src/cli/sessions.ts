@@ -1,7 +1,7 @@
 import { listSessions, shortTime, summarize, type SessionSummary } from "../session/store.ts";
 import { workspaceRoot } from "../session/workspace-root.ts";
 import type { CliArgs } from "./args.ts";
-import { UsageError } from "../session/usage-error.ts";
+import { UsageError } from "../protocol/usage-error.ts";
 
 const TASK_WIDTH = 48;
 

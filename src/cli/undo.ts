@@ -1,7 +1,7 @@
 import type { CliArgs } from "./args.ts";
 import { workspaceRoot } from "../session/workspace-root.ts";
 import { Workspace } from "../tools/workspace.ts";
-import { UsageError } from "../session/usage-error.ts";
+import { UsageError } from "../protocol/usage-error.ts";
 import { JournalError, journaledRuns } from "../undo/journal.ts";
 import { applyUndo, latestChangedRun, leavesSkipped, outcomeLines, planLines, planUndo, undoLogLine } from "../undo/restore.ts";
 

@@ -1,19 +1,19 @@
-import type { AgentEvent, StopStatus } from "./events.ts";
-import type { Limits } from "./limits.ts";
-import type { Clock } from "./clock.ts";
-import type { Message, ToolCallRequest } from "./messages.ts";
-import { argumentsText } from "./messages.ts";
-import { canonicalJson, decodeArguments } from "./canonical.ts";
+import type { AgentEvent, StopStatus } from "../protocol/events.ts";
+import type { Limits } from "../protocol/limits.ts";
+import type { Clock } from "../protocol/clock.ts";
+import type { Message, ToolCallRequest } from "../protocol/messages.ts";
+import { argumentsText } from "../protocol/messages.ts";
+import { canonicalJson, decodeArguments } from "../protocol/canonical.ts";
 import { ContextManager, emptyContext, estimateTokens, transcriptChars, type ContextState, type NextRequest } from "./context.ts";
 import { DEFAULT_BUDGET_WARNING, DEFAULT_CONTEXT_POLICY, DEFAULT_STALL_RULES, type BudgetWarning, type ContextPolicy, type StallRules } from "./discipline.ts";
 import { Supervisor, type Said } from "./supervisor.ts";
 import type { GateDecision } from "./gate.ts";
-import { ReplyBuilder, type AssembledReply } from "./reply.ts";
+import { ReplyBuilder, type AssembledReply } from "../model/reply.ts";
 import { ReplyFaults, cutOffCall, replayableCalls } from "./reply-faults.ts";
 import type { Checkpoint, Verdict } from "./checkpoint.ts";
-import { ModelError, type ModelClient, type ToolDeclaration } from "../model/types.ts";
+import { ModelError, type ModelClient, type ToolDeclaration } from "../protocol/model.ts";
 import { FINISH } from "../tools/finish.ts";
-import type { SandboxInfo } from "../sandbox/sandbox.ts";
+import type { SandboxInfo } from "../protocol/sandbox-info.ts";
 
 export interface RunInput {
   runId: string;

@@ -1,3 +1,5 @@
+import { RUN_COMMAND } from "../protocol/tool-names.ts";
+
 /**
  * Approval rules as data: `TOOL` or `TOOL:GLOB`, the glob matched against the call's target
  * (its path argument, the check's name, or a command's line). Deny beats allow. A call on two
@@ -10,8 +12,6 @@ export interface Rule {
   glob: { match(target: string): boolean } | null;
 }
 
-/** The tool whose rules match a command line, where `*` crosses `/` (a command line is not a path). */
-export const RUN_COMMAND = "run_command";
 
 /**
  * A command-line glob: `*` matches any characters, `/` and spaces included; everything else is

@@ -3,7 +3,7 @@ import { LlamaServerProcess, ServerStartError, type ServerLaunch } from "../mode
 import { ConfigSchema, parseWith } from "../session/config.ts";
 import { ggufLaunch } from "../session/llama-server-launch.ts";
 import { parseModelSpec } from "../session/model-spec.ts";
-import { UsageError } from "../session/usage-error.ts";
+import { UsageError } from "../protocol/usage-error.ts";
 import type { Manifest } from "./results.ts";
 
 /** The llama-servers an eval started, and the model spec each arm's runs use. */

@@ -1,8 +1,8 @@
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { z } from "zod";
-import { PARSE_ONCE } from "../core/zod-start.ts";
-import { LimitOverridesSchema } from "../core/limits.ts";
+import { PARSE_ONCE } from "../protocol/zod-start.ts";
+import { LimitOverridesSchema } from "../protocol/limits.ts";
 import { CheckSchema } from "../tools/checks.ts";
 import { DEFAULT_MODEL_OPTIONS, ModelOptionsSchema } from "../model/options.ts";
 import {
@@ -13,10 +13,10 @@ import {
   DEFAULT_STALL_RULES,
   StallRulesSchema,
 } from "../core/discipline.ts";
-import { UsageError } from "./usage-error.ts";
+import { UsageError } from "../protocol/usage-error.ts";
 import { SANDBOX_MODES } from "../sandbox/sandbox.ts";
 import { McpServersSchema } from "../mcp/config.ts";
-import { ComponentsSchema, DEFAULT_COMPONENTS } from "./components.ts";
+import { ComponentsSchema, DEFAULT_COMPONENTS } from "../protocol/components.ts";
 
 /** Flags glassbox sets itself on a server it starts: it listens on loopback only, on a port glassbox picks. */
 const OWN_SERVER_FLAGS = ["--host", "--port"];

@@ -1,7 +1,7 @@
 import demoScript from "./demo-script.json";
 import { ScriptSchema, ScriptedModel } from "../model/scripted.ts";
-import type { ModelClient } from "../model/types.ts";
-import { PARSE_ONCE } from "../core/zod-start.ts";
+import type { ModelClient } from "../protocol/model.ts";
+import { PARSE_ONCE } from "../protocol/zod-start.ts";
 
 export const DEMO_MODEL = "scripted:demo";
 

@@ -2,7 +2,7 @@ import { discoverModels, serverLabel, type Candidate, type Discovery, type Disco
 import { findGgufFiles } from "../model/gguf-files.ts";
 import { homeFolder, tildePath } from "../platform/home.ts";
 import { llamaCppUrl, ollamaUrl, type Env } from "./model-spec.ts";
-import { UsageError } from "./usage-error.ts";
+import { UsageError } from "../protocol/usage-error.ts";
 import { ApiKey, NO_ACCESS, requestHeaders } from "../model/access.ts";
 
 /** How to get a model when nothing answers; said by `run`, the TUI and `doctor`. */

@@ -4,7 +4,7 @@ import type { ServerLaunch } from "../model/llama-server-process.ts";
 import { glassboxFolder } from "../platform/glassbox-folder.ts";
 import type { Config } from "./config.ts";
 import type { Env } from "./model-spec.ts";
-import { UsageError } from "./usage-error.ts";
+import { UsageError } from "../protocol/usage-error.ts";
 
 /** The largest window glassbox asks of a model by default: a laptop's memory holds a KV cache this size for a 7B model. */
 export const DEFAULT_WINDOW_CAP = 32_768;

@@ -2,7 +2,7 @@ import { readFileSync } from "node:fs";
 import { homedir } from "node:os";
 import { join, resolve } from "node:path";
 import { ScriptSchema, ScriptedModel } from "../model/scripted.ts";
-import type { ModelClient } from "../model/types.ts";
+import type { ModelClient } from "../protocol/model.ts";
 import { LlamaCppModel } from "../model/llamacpp.ts";
 import { OllamaModel } from "../model/ollama.ts";
 import { ollamaHostUrl } from "../model/ollama-host.ts";
@@ -13,7 +13,7 @@ import { GgufModel } from "../model/gguf-model.ts";
 import { OpenAiModel } from "../model/openai.ts";
 import { NO_ACCESS, type ServerAccess } from "../model/access.ts";
 import { ggufLaunch } from "./llama-server-launch.ts";
-import { UsageError } from "./usage-error.ts";
+import { UsageError } from "../protocol/usage-error.ts";
 
 /** llama-server's default address. */
 export const DEFAULT_LLAMACPP_URL = "http://127.0.0.1:8080";

@@ -1,7 +1,7 @@
 import { ApiKey, readCaFile, type ServerAccess } from "../model/access.ts";
 import type { Config } from "./config.ts";
 import type { Env } from "./model-spec.ts";
-import { UsageError } from "./usage-error.ts";
+import { UsageError } from "../protocol/usage-error.ts";
 
 /** The options that say how to reach a server: the command line's, over the config's. */
 export interface AccessArgs {

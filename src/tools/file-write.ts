@@ -1,6 +1,6 @@
 import { chmodSync, existsSync, lstatSync, mkdirSync, readFileSync, renameSync, rmdirSync, rmSync, statSync, unlinkSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
-import { Refusal } from "./refusal.ts";
+import { Refusal } from "../protocol/refusal.ts";
 import { requireRegularFile } from "./files.ts";
 import { ToolFailure, type ToolContext } from "./tool.ts";
 import type { ResolvedPath, Workspace } from "./workspace.ts";

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { defineTool, type ToolPlan } from "./tool.ts";
-import { Refusal } from "./refusal.ts";
+import { Refusal } from "../protocol/refusal.ts";
 import { describeOutcome, runCheck, type Check } from "./checks.ts";
 import { statSync } from "node:fs";
 import { join } from "node:path";
@@ -8,8 +8,8 @@ import { workspaceFiles } from "./tree/walk.ts";
 import type { Workspace } from "./workspace.ts";
 import type { Sandbox } from "../sandbox/sandbox.ts";
 import { UNCONFINED } from "../sandbox/detect.ts";
-import { RUN_COMMAND } from "../core/policy.ts";
-import { PARSE_ONCE } from "../core/zod-start.ts";
+import { RUN_COMMAND } from "../protocol/tool-names.ts";
+import { PARSE_ONCE } from "../protocol/zod-start.ts";
 
 /** A command's clock: the default when the model names none, and the most it may ask for. */
 export const COMMAND_TIMEOUT = z

@@ -1,11 +1,11 @@
 import type { z } from "zod";
 import type { Workspace } from "./workspace.ts";
-import type { Clock } from "../core/clock.ts";
+import type { Clock } from "../protocol/clock.ts";
 import type { ChangeJournal } from "../undo/journal.ts";
-import { ArgumentCharsSchema } from "../core/argument-limits.ts";
-import { PARSE_ONCE } from "../core/zod-start.ts";
+import { ArgumentCharsSchema } from "../protocol/argument-limits.ts";
+import { PARSE_ONCE } from "../protocol/zod-start.ts";
 
-export { Refusal } from "./refusal.ts";
+export { Refusal } from "../protocol/refusal.ts";
 
 /** Plan state kept by the run, not by the conversation. */
 export interface TodoItem {

@@ -1,6 +1,6 @@
 import { lstatSync, realpathSync, statSync, type Stats } from "node:fs";
 import { isAbsolute, join, normalize, relative, resolve as resolvePath, sep, dirname, basename } from "node:path";
-import { Refusal } from "./refusal.ts";
+import { Refusal } from "../protocol/refusal.ts";
 
 /** Names no tool may touch, at any depth: secrets, history, and glassbox's own logs. */
 export function isOffLimitsName(name: string): boolean {

@@ -1,4 +1,4 @@
-import type { AgentEvent } from "../core/events.ts";
+import type { AgentEvent } from "../protocol/events.ts";
 import { shownTask } from "./composer/attachments.ts";
 import type { MetersPane } from "./panes/meters-pane.ts";
 import type { TranscriptPane } from "./panes/transcript-pane.ts";

@@ -1,5 +1,5 @@
 import { windowOf } from "../model/options.ts";
-import type { AgentEvent } from "../core/events.ts";
+import type { AgentEvent } from "../protocol/events.ts";
 import { summaryRange } from "../core/context.ts";
 import { normalJit } from "../platform/jit.ts";
 import type { Session, StartedRun } from "../session/session.ts";

@@ -1,7 +1,7 @@
 import { copyFileSync, existsSync, readFileSync, readdirSync, rmSync, statSync, truncateSync } from "node:fs";
 import { basename, join } from "node:path";
 import { z } from "zod";
-import { builtOnFirstParse } from "../core/zod-start.ts";
+import { builtOnFirstParse } from "../protocol/zod-start.ts";
 import { glassboxFolder, makeGlassboxFolder } from "../platform/glassbox-folder.ts";
 import { appendLine, syncFile, syncFolder } from "../platform/append-line.ts";
 import type { ResolvedPath } from "../tools/workspace.ts";

@@ -1,6 +1,6 @@
 import { copyFileSync, existsSync, mkdirSync, readFileSync, statSync, unlinkSync } from "node:fs";
 import { dirname, join, relative } from "node:path";
-import { Refusal } from "../tools/refusal.ts";
+import { Refusal } from "../protocol/refusal.ts";
 import { modeOf, replaceWhole } from "../tools/file-write.ts";
 import { removeKilledWriteLeftovers } from "../tools/temporary-files.ts";
 import type { ResolvedPath, Workspace } from "../tools/workspace.ts";

@@ -2,7 +2,7 @@ import { describe, expect, test } from "bun:test";
 import { existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import pkg from "../../package.json";
-import { DEFAULT_LIMITS } from "../../src/core/limits.ts";
+import { DEFAULT_LIMITS } from "../../src/protocol/limits.ts";
 import { ScriptSchema } from "../../src/model/scripted.ts";
 import { glassbox, scriptFile, type CliResult } from "../helpers/cli.ts";
 import { call } from "../helpers/run.ts";

@@ -11,8 +11,8 @@ import { Checkpoint } from "../../src/core/checkpoint.ts";
 import { Policy } from "../../src/core/policy.ts";
 import { Workspace } from "../../src/tools/workspace.ts";
 import { runAgent } from "../../src/core/loop.ts";
-import { resolveLimits } from "../../src/core/limits.ts";
-import { systemClock } from "../../src/core/clock.ts";
+import { resolveLimits } from "../../src/protocol/limits.ts";
+import { systemClock } from "../../src/protocol/clock.ts";
 
 const TASK = "What does this project do?";
 

@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { z } from "zod";
 import { Checkpoint, INTERNAL_FAILURE, type ApprovalRequest, type ApprovalAnswer, type Approver } from "../../src/core/checkpoint.ts";
 import { Policy, parseRule } from "../../src/core/policy.ts";
-import type { EventOf } from "../../src/core/events.ts";
+import type { EventOf } from "../../src/protocol/events.ts";
 import type { Checks } from "../../src/tools/checks.ts";
 import { TOOL_NAMES, defaultTools } from "../../src/tools/index.ts";
 import { Refusal, defineTool } from "../../src/tools/tool.ts";

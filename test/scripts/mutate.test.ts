@@ -15,7 +15,7 @@ test.each([
 
 test("a mutant's own test file is tried before its folder's, where one mirrors the mutated file", () => {
   expect(mirrorTest("src/model/openai.ts")).toEqual(["test/model/openai.test.ts"]);
-  expect(mirrorTest("src/model/types.ts", () => false)).toEqual([]);
+  expect(mirrorTest("src/protocol/model.ts", () => false)).toEqual([]);
   expect(mirrorTest("scripts/install.sh")).toEqual([]);
 });
 

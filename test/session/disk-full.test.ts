@@ -7,7 +7,7 @@ import { describe, expect, test } from "bun:test";
 import { existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { parseCli } from "../../src/cli/args.ts";
-import type { AgentEvent } from "../../src/core/events.ts";
+import type { AgentEvent } from "../../src/protocol/events.ts";
 import { openSession, startRun } from "../../src/session/session.ts";
 import { SavedSession, sessionsFolder } from "../../src/session/store.ts";
 import { writeSoftly } from "../../src/platform/disk-full.ts";

@@ -1,6 +1,6 @@
 import { readdirSync, type Dirent } from "node:fs";
 import { join } from "node:path";
-import { Refusal } from "../refusal.ts";
+import { Refusal } from "../../protocol/refusal.ts";
 import { isOffLimitsName, Workspace, type ResolvedPath } from "../workspace.ts";
 import { IgnoreRules, readRules } from "./ignore-rules.ts";
 

@@ -1,4 +1,4 @@
-import type { EventOf } from "../../core/events.ts";
+import type { EventOf } from "../../protocol/events.ts";
 import { updateContent, type Widgets } from "../blessed.ts";
 import { Pane } from "./pane.ts";
 import { safeTagged, sanitize } from "../sanitize.ts";

@@ -1,8 +1,8 @@
-import type { ToolCallRequest } from "./messages.ts";
-import type { ModelDelta } from "../model/types.ts";
+import type { ToolCallRequest } from "../protocol/messages.ts";
+import type { ModelDelta } from "../protocol/model.ts";
 import { TextPieces } from "./text-pieces.ts";
-import { ARGUMENT_LIMITS, valueNestedDeeperThan } from "./argument-limits.ts";
-import { jsonText } from "./canonical.ts";
+import { ARGUMENT_LIMITS, valueNestedDeeperThan } from "../protocol/argument-limits.ts";
+import { jsonText } from "../protocol/canonical.ts";
 
 export interface AssembledReply {
   content: string;

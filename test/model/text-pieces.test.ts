@@ -1,5 +1,5 @@
 import { expect, test } from "bun:test";
-import { TextPieces } from "../../src/core/text-pieces.ts";
+import { TextPieces } from "../../src/model/text-pieces.ts";
 
 test("pieces come back as one text, in order, once: take() lets go of it", () => {
   const text = new TextPieces();

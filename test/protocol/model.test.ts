@@ -1,5 +1,5 @@
 import { expect, test } from "bun:test";
-import { joinTextDeltas, type ModelDelta } from "../../src/model/types.ts";
+import { joinTextDeltas, type ModelDelta } from "../../src/protocol/model.ts";
 
 test("consecutive text deltas of one read join, keeping their count; thinking, tool calls and the end stay apart", () => {
   const deltas: ModelDelta[] = [

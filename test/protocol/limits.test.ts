@@ -1,7 +1,7 @@
 import { expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { DEFAULT_LIMITS, LIMIT_NAMES, resolveLimits } from "../../src/core/limits.ts";
+import { DEFAULT_LIMITS, LIMIT_NAMES, resolveLimits } from "../../src/protocol/limits.ts";
 
 /** The "Default limits" table of docs/contract.md, as name → number. */
 function contractDefaults(): Record<string, number> {

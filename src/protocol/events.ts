@@ -1,4 +1,4 @@
-import type { SandboxInfo } from "../sandbox/sandbox.ts";
+import type { SandboxInfo } from "./sandbox-info.ts";
 import type { Limits } from "./limits.ts";
 
 export const DECISIONS = ["allowed", "refused", "denied", "error", "stopped"] as const;

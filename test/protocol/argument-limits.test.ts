@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
-import { ARGUMENT_LIMITS, argumentsRefusal, nestedDeeperThan, textNestedDeeperThan, valueNestedDeeperThan } from "../../src/core/argument-limits.ts";
-import { canonicalJson, jsonText } from "../../src/core/canonical.ts";
-import { ReplyBuilder } from "../../src/core/reply.ts";
+import { ARGUMENT_LIMITS, argumentsRefusal, nestedDeeperThan, textNestedDeeperThan, valueNestedDeeperThan } from "../../src/protocol/argument-limits.ts";
+import { canonicalJson, jsonText } from "../../src/protocol/canonical.ts";
+import { ReplyBuilder } from "../../src/model/reply.ts";
 import { replayableCalls } from "../../src/core/reply-faults.ts";
 import { recoverTextCalls } from "../../src/model/text-calls/index.ts";
 import { defaultTools } from "../../src/tools/index.ts";

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { PARSE_ONCE } from "../core/zod-start.ts";
+import { PARSE_ONCE } from "./zod-start.ts";
 
 /**
  * The harness's components, each one switchable off by config so an ablation (`glassbox eval

@@ -1,4 +1,4 @@
-import type { Message } from "../core/messages.ts";
+import type { Message } from "./messages.ts";
 
 /** The forms a tool call written as text is recognised in, with the names `doctor` gives them. */
 export const TEXT_CALL_FORMS = ["json", "tool_call", "function_xml", "mistral", "python_tag", "fenced"] as const;

@@ -1,5 +1,5 @@
 import { expect, test } from "bun:test";
-import { ReplyBuilder } from "../../src/core/reply.ts";
+import { ReplyBuilder } from "../../src/model/reply.ts";
 
 test("a reply streamed in thousands of pieces comes back whole, with its tool calls in order", () => {
   const builder = new ReplyBuilder();

@@ -1,3 +1,6 @@
+/** The tool whose rules match a command line, where `*` crosses `/` (a command line is not a path). */
+export const RUN_COMMAND = "run_command";
+
 /**
  * A tool name as the model may spell it: case and `-` versus `_` set aside. Small models write
  * `Read_File` or `read-file` for `read_file`; the spelling carries no other meaning.

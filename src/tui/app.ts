@@ -1,6 +1,5 @@
-import type { CliArgs } from "../cli/args.ts";
-import { connectServers, openSession, startRun, type Session } from "../session/session.ts";
-import { openSaved, type SavedSession } from "../session/store.ts";
+import { connectServers, openSession, startRun, type Session, type SessionArgs } from "../session/session.ts";
+import { openSaved, type SavedSession, type SessionChoice } from "../session/store.ts";
 import { assembleMarked } from "../prompt/layers.ts";
 import { layerStates, readLock } from "../prompt/lock.ts";
 import { ApprovalModal } from "./approval-modal.ts";
@@ -24,7 +23,7 @@ import { showEvent } from "./event-view.ts";
 import { serverProblem } from "./server-check.ts";
 import { SLASH_NAMES, type SlashHost } from "./slash-commands.ts";
 import { submitInput, type SubmitHost } from "./submit.ts";
-import { sessionLines } from "../cli/sessions.ts";
+import { sessionLines } from "../session/session-table.ts";
 import { parseRule } from "../core/policy.ts";
 import { TOOL_NAMES } from "../tools/index.ts";
 import { workspaceFiles } from "../tools/tree/walk.ts";
@@ -34,18 +33,21 @@ import { RunControl } from "./run-control.ts";
 import { KeyRouter } from "./key-router.ts";
 import { OwnServer } from "./own-server.ts";
 
+/** What the TUI is opened from: the command line's options (CliArgs fits). */
+export type TuiArgs = SessionArgs & SessionChoice & { task: string | null };
+
 export interface TuiOptions {
   /** Start the args' task at once (the demo). */
   autoStart?: boolean;
   /** Makes the arguments once the terminal is known to work (the demo's temporary workspace). */
-  prepare?: () => CliArgs;
+  prepare?: () => TuiArgs;
 }
 
 /** How long after the first frame the TUI gives back what starting it left behind. */
 const STARTUP_COLLECT_MS = 100;
 
 /** The interactive split-pane TUI. Resolves with the exit code when the user quits. */
-export async function runTui(args: CliArgs, options: TuiOptions = {}): Promise<number> {
+export async function runTui(args: TuiArgs, options: TuiOptions = {}): Promise<number> {
   const problem = terminalProblem();
   if (problem) {
     console.error(`glassbox: ${problem}`);
@@ -98,7 +100,7 @@ class TuiApp {
     private readonly screen: Widgets.Screen,
     input: RawInput,
     private readonly session: Session,
-    args: CliArgs,
+    args: TuiArgs,
     saved: SavedSession,
   ) {
     this.finished = new Promise((resolve) => (this.quit = resolve));
@@ -194,7 +196,7 @@ class TuiApp {
   }
 
   /** Before the first run: is the model server there? Says so, with the fix, in the status line. A gguf: model's own server starts. */
-  async checkServer(args: CliArgs): Promise<void> {
+  async checkServer(args: TuiArgs): Promise<void> {
     if (this.session.ownServer) return void this.server.ensure();
     const problem = await serverProblem(this.session.model.name, args.baseUrl);
     if (!problem) return;

@@ -38,7 +38,7 @@ import { LlamaCppModel } from "../src/model/llamacpp.ts";
 import { DEFAULT_MODEL_OPTIONS } from "../src/model/options.ts";
 import { assemble, collectLayers } from "../src/prompt/layers.ts";
 import { defaultTools } from "../src/tools/index.ts";
-import { Workspace } from "../src/tools/workspace.ts";
+import { Workspace } from "../src/files/workspace.ts";
 import { startCacheProxy } from "../test/helpers/cache-proxy.ts";
 import { startCacheServer, type CachedReply } from "../test/helpers/cache-server.ts";
 import { startLlamaServer, testModel } from "./llama-server.ts";

@@ -13,7 +13,7 @@ import { z } from "zod";
 import { Checkpoint } from "../src/core/checkpoint.ts";
 import { Policy, parseRule } from "../src/core/policy.ts";
 import { systemClock } from "../src/protocol/clock.ts";
-import { Workspace } from "../src/tools/workspace.ts";
+import { Workspace } from "../src/files/workspace.ts";
 import { TOOL_NAMES, defaultTools } from "../src/tools/index.ts";
 import { defineTool } from "../src/tools/tool.ts";
 import { EventLog } from "../src/trace/event-log.ts";

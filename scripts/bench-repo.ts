@@ -12,7 +12,7 @@
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { cpus, loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
-import { Workspace } from "../src/tools/workspace.ts";
+import { Workspace } from "../src/files/workspace.ts";
 import { searchText } from "../src/tools/search_text.ts";
 import { findFiles } from "../src/tools/find_files.ts";
 import { listFiles } from "../src/tools/list_files.ts";

@@ -1,22 +1,22 @@
 import type { Mutant } from "../mutate.ts";
 
-/** The guards of the one write path (src/tools/file-write.ts), edit_file's matching, delete_file and move_file. */
+/** The guards of the one write path (src/files/file-write.ts), edit_file's matching, delete_file and move_file. */
 export const MUTANTS: Mutant[] = [
   {
     name: "BOM dropped",
-    file: "src/tools/file-write.ts",
+    file: "src/files/file-write.ts",
     find: "return plan.current?.facts.bom ? Buffer.concat([BOM, text]) : text;",
     replace: "return text;",
   },
   {
     name: "mode lost",
-    file: "src/tools/file-write.ts",
+    file: "src/files/file-write.ts",
     find: "if (mode !== null) chmodSync(temporary.path, mode);",
     replace: "",
   },
   {
     name: "non-UTF-8 accepted",
-    file: "src/tools/file-write.ts",
+    file: "src/files/file-write.ts",
     find: "text = UTF8.decode(bom ? bytes.subarray(3) : bytes);",
     replace: "text = new TextDecoder().decode(bom ? bytes.subarray(3) : bytes);",
   },
@@ -28,31 +28,31 @@ export const MUTANTS: Mutant[] = [
   },
   {
     name: "edit_file's new text keeps LF in a CRLF file",
-    file: "src/core/text-edit.ts",
+    file: "src/files/text-edit.ts",
     find: "const replacement = withLineEndings(edit.new, eol);",
     replace: "const replacement = edit.new;",
   },
   {
     name: "partial multi-edit written",
-    file: "src/core/text-edit.ts",
+    file: "src/files/text-edit.ts",
     find: "if (!outcome.ok) return { ok: false, index, problem: outcome.problem };",
     replace: "if (!outcome.ok) break;",
   },
   {
     name: "loose match accepted when ambiguous",
-    file: "src/core/text-edit.ts",
+    file: "src/files/text-edit.ts",
     find: "if (fits.length > 1) {",
     replace: "if (false) {",
   },
   {
     name: "tabs read as spaces",
-    file: "src/core/text-edit.ts",
+    file: "src/files/text-edit.ts",
     find: "if (!pairs.every(([old, file]) => /^ *$/.test(old) && /^ *$/.test(file))) return null;",
     replace: "if (!pairs.every(([old, file]) => /^[ \\t]*$/.test(old) && /^[ \\t]*$/.test(file))) return null;",
   },
   {
     name: "replace_all matched loosely",
-    file: "src/core/text-edit.ts",
+    file: "src/files/text-edit.ts",
     find: "if (edit.replace_all) {",
     replace: "if (edit.replace_all && count > 0) {",
   },
@@ -70,13 +70,13 @@ export const MUTANTS: Mutant[] = [
   },
   {
     name: "deletes not saved for undo",
-    file: "src/tools/file-write.ts",
+    file: "src/files/file-write.ts",
     find: 'journaled(context, [["delete_file", file, null]],',
     replace: "journaled(context, [],",
   },
   {
     name: "a deleted link takes its target",
-    file: "src/tools/file-write.ts",
+    file: "src/files/file-write.ts",
     find: "if (lstatSync(join(workspace.root, path)).isSymbolicLink()) {",
     replace: "if (false) {",
   },

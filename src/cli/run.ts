@@ -8,7 +8,7 @@ import { formatEvent } from "./printer.ts";
 import { UsageError } from "../protocol/usage-error.ts";
 import { assembleMarked } from "../prompt/layers.ts";
 import { findModels, onlyCandidate } from "../session/find-model.ts";
-import { changedFiles } from "../undo/journal.ts";
+import { changedFiles } from "../files/journal.ts";
 import { openSaved, restoreNotes, type SavedSession } from "../session/store.ts";
 
 /**

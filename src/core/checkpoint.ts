@@ -9,9 +9,9 @@ import { Policy, parseRule, type Rule } from "./policy.ts";
 import { RUN_COMMAND } from "../protocol/tool-names.ts";
 import { offeredName } from "../protocol/tool-names.ts";
 import { Refusal, ToolFailure, type FileChange, type Tool, type TodoItem, type ToolPlan } from "../tools/tool.ts";
-import type { Workspace } from "../tools/workspace.ts";
+import type { Workspace } from "../files/workspace.ts";
 import type { ToolDeclaration } from "../protocol/model.ts";
-import type { ChangeJournal } from "../undo/journal.ts";
+import type { ChangeJournal } from "../files/journal.ts";
 
 export interface ApprovalRequest {
   tool: string;

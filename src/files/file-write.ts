@@ -1,11 +1,10 @@
 import { chmodSync, existsSync, lstatSync, mkdirSync, readFileSync, renameSync, rmdirSync, rmSync, statSync, unlinkSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
-import { Refusal } from "../protocol/refusal.ts";
-import { requireRegularFile } from "./files.ts";
-import { ToolFailure, type ToolContext } from "./tool.ts";
+import { Refusal, ToolFailure } from "../protocol/refusal.ts";
+import { requireRegularFile } from "./reading.ts";
 import type { ResolvedPath, Workspace } from "./workspace.ts";
-import { digest } from "../undo/journal.ts";
-import { lineEnding, type LineEnding } from "../core/text-edit.ts";
+import { digest, type ChangeJournal } from "./journal.ts";
+import { lineEnding, type LineEnding } from "./text-edit.ts";
 import { isDiskFull } from "../platform/disk-full.ts";
 import { syncFile } from "../platform/append-line.ts";
 import { temporaryBeside, temporaryFor, type Temporary } from "./temporary-files.ts";
@@ -111,8 +110,14 @@ function stillHolds(file: ResolvedPath, sha256: string | null, argument: string)
   if (now !== sha256) throw new Refusal(`Argument \`${argument}\`: \`${file.relative}\` changed while the call waited for approval; read it again and redo the call.`);
 }
 
+/** What a write needs of the call it serves: the workspace, and the journal that makes it undoable (a ToolContext fits). */
+export interface WriteContext {
+  workspace: Workspace;
+  journal?: ChangeJournal;
+}
+
 /** Writes a planned text change: the file (mode, byte-order mark) as it was but for the text; journaled for undo. */
-export function writePlannedText(context: ToolContext, tool: string, plan: PlannedText): void {
+export function writePlannedText(context: WriteContext, tool: string, plan: PlannedText): void {
   stillResolvesTo(context.workspace, plan.path, plan.file, plan.argument);
   stillHolds(plan.file, plan.current?.sha256 ?? null, plan.argument);
   const bytes = plannedBytes(plan);
@@ -131,7 +136,7 @@ export function requireOwnRegularFile(workspace: Workspace, path: string, file: 
 }
 
 /** Removes a file, journaled for undo (which restores its bytes and mode). */
-export function deleteJournaled(context: ToolContext, path: string, file: ResolvedPath, sha256: string): void {
+export function deleteJournaled(context: WriteContext, path: string, file: ResolvedPath, sha256: string): void {
   stillResolvesTo(context.workspace, path, file);
   stillHolds(file, sha256, "path");
   journaled(context, [["delete_file", file, null]], `\`${file.relative}\` (argument \`path\`) was not deleted`, () => unlinkSync(file.real));
@@ -150,7 +155,7 @@ export interface PlannedMove {
  * Moves a file by renaming it (bytes and mode go with it), journaled as two changes: the old
  * name removed and the new one written, so undo puts both back.
  */
-export function moveJournaled(context: ToolContext, move: PlannedMove): void {
+export function moveJournaled(context: WriteContext, move: PlannedMove): void {
   const { from, to, args } = move;
   stillResolvesTo(context.workspace, args.from, from, "from");
   stillResolvesTo(context.workspace, args.to, to, "to");
@@ -173,7 +178,7 @@ type Announced = [tool: string, file: ResolvedPath, after: Uint8Array | null];
  * change, then says it was made; a change that fails is said to have failed. A full disk is
  * told to the model as `unchanged` says (one clause naming the file and its argument).
  */
-function journaled(context: ToolContext, announced: Announced[], unchanged: string, change: () => void): void {
+function journaled(context: WriteContext, announced: Announced[], unchanged: string, change: () => void): void {
   const saved: Array<{ done(): void; failed(): void }> = [];
   try {
     for (const [tool, file, after] of announced) if (context.journal) saved.push(context.journal.saveBefore(tool, file, after));

@@ -4,7 +4,7 @@ import { z } from "zod";
 import { builtOnFirstParse } from "../protocol/zod-start.ts";
 import { glassboxFolder, makeGlassboxFolder } from "../platform/glassbox-folder.ts";
 import { appendLine, syncFile, syncFolder } from "../platform/append-line.ts";
-import type { ResolvedPath } from "../tools/workspace.ts";
+import type { ResolvedPath } from "./workspace.ts";
 
 /** `<workspace>/.glassbox/undo/`: one folder per run that changed files. No tool can touch it. */
 export function undoRoot(workspaceRoot: string): string {

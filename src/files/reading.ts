@@ -1,5 +1,5 @@
 import { openSync, readSync, closeSync } from "node:fs";
-import { Refusal } from "./tool.ts";
+import { Refusal } from "../protocol/refusal.ts";
 import type { ResolvedPath } from "./workspace.ts";
 
 const CHUNK_BYTES = 64 * 1024;

@@ -1,9 +1,9 @@
 import { copyFileSync, existsSync, mkdirSync, readFileSync, statSync, unlinkSync } from "node:fs";
 import { dirname, join, relative } from "node:path";
 import { Refusal } from "../protocol/refusal.ts";
-import { modeOf, replaceWhole } from "../tools/file-write.ts";
-import { removeKilledWriteLeftovers } from "../tools/temporary-files.ts";
-import type { ResolvedPath, Workspace } from "../tools/workspace.ts";
+import { modeOf, replaceWhole } from "./file-write.ts";
+import { removeKilledWriteLeftovers } from "./temporary-files.ts";
+import type { ResolvedPath, Workspace } from "./workspace.ts";
 import { isDiskFull, writeSoftly } from "../platform/disk-full.ts";
 import { JOURNAL_FILE, appendUndo, digest, journaledRuns, readJournal, undoFolder, type ChangeEntry, type UndoEntry } from "./journal.ts";
 

@@ -8,3 +8,11 @@ export class Refusal extends Error {
     this.name = "Refusal";
   }
 }
+
+/** A failure the model may hear about in one plain sentence (a server's error, a timeout): decision `error`. */
+export class ToolFailure extends Error {
+  constructor(sentence: string, readonly reason: string) {
+    super(sentence);
+    this.name = "ToolFailure";
+  }
+}

@@ -5,7 +5,7 @@ import { describeOutcome, runCheck, type Check } from "./checks.ts";
 import { statSync } from "node:fs";
 import { join } from "node:path";
 import { workspaceFiles } from "./tree/walk.ts";
-import type { Workspace } from "./workspace.ts";
+import type { Workspace } from "../files/workspace.ts";
 import type { Sandbox } from "../sandbox/sandbox.ts";
 import { UNCONFINED } from "../sandbox/detect.ts";
 import { RUN_COMMAND } from "../protocol/tool-names.ts";

@@ -4,7 +4,7 @@ import { summaryRange } from "../core/context.ts";
 import { normalJit } from "../platform/jit.ts";
 import type { Session, StartedRun } from "../session/session.ts";
 import { openSaved, restoreNotes, shortTime, summarize, type SavedSession } from "../session/store.ts";
-import { changedFiles } from "../undo/journal.ts";
+import { changedFiles } from "../files/journal.ts";
 import { emptyView, fold, type RunView } from "./run-view.ts";
 import { sanitize } from "./sanitize.ts";
 

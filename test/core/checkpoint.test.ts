@@ -8,7 +8,7 @@ import type { EventOf } from "../../src/protocol/events.ts";
 import type { Checks } from "../../src/tools/checks.ts";
 import { TOOL_NAMES, defaultTools } from "../../src/tools/index.ts";
 import { Refusal, defineTool } from "../../src/tools/tool.ts";
-import { Workspace } from "../../src/tools/workspace.ts";
+import { Workspace } from "../../src/files/workspace.ts";
 import { makeWorkspace } from "../helpers/workspace.ts";
 import { FakeClock, call, runScripted } from "../helpers/run.ts";
 import { expectWellFormedRun, toolMessagesAfter } from "../helpers/invariants.ts";

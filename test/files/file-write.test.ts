@@ -7,10 +7,10 @@ import { describe, expect, test } from "bun:test";
 import { chmodSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { makeWorkspace } from "../helpers/workspace.ts";
-import { expectRefused, gate, recordingApprover } from "./harness.ts";
-import { ChangeJournal } from "../../src/undo/journal.ts";
-import { applyUndo } from "../../src/undo/restore.ts";
-import { Workspace } from "../../src/tools/workspace.ts";
+import { expectRefused, gate, recordingApprover } from "../tools/harness.ts";
+import { ChangeJournal } from "../../src/files/journal.ts";
+import { applyUndo } from "../../src/files/restore.ts";
+import { Workspace } from "../../src/files/workspace.ts";
 
 const BOM = Buffer.from([0xef, 0xbb, 0xbf]);
 const bytes = (root: string, path: string) => readFileSync(join(root, path));

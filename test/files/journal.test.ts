@@ -1,10 +1,10 @@
 import { describe, expect, test } from "bun:test";
 import { appendFileSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { Workspace } from "../../src/tools/workspace.ts";
-import { ChangeJournal, digest, readJournal, undoFolder } from "../../src/undo/journal.ts";
-import { applyUndo, outcomeLines, planLines, planUndo } from "../../src/undo/restore.ts";
-import { JOURNAL_FILE, JournalError } from "../../src/undo/journal.ts";
+import { Workspace } from "../../src/files/workspace.ts";
+import { ChangeJournal, digest, readJournal, undoFolder } from "../../src/files/journal.ts";
+import { applyUndo, outcomeLines, planLines, planUndo } from "../../src/files/restore.ts";
+import { JOURNAL_FILE, JournalError } from "../../src/files/journal.ts";
 import { FakeClock } from "../helpers/run.ts";
 import { tempFolder } from "../helpers/workspace.ts";
 

@@ -5,9 +5,9 @@ import { CAN_MOUNT, inOwnMounts, tmpfs } from "../helpers/own-mount.ts";
 import { RUN_ID } from "../helpers/fault-scenes.ts";
 import { makeWorkspace, tempFolder } from "../helpers/workspace.ts";
 import { gate } from "../tools/harness.ts";
-import { ChangeJournal, readJournal } from "../../src/undo/journal.ts";
-import { applyUndo, outcomeLines } from "../../src/undo/restore.ts";
-import { Workspace } from "../../src/tools/workspace.ts";
+import { ChangeJournal, readJournal } from "../../src/files/journal.ts";
+import { applyUndo, outcomeLines } from "../../src/files/restore.ts";
+import { Workspace } from "../../src/files/workspace.ts";
 
 const SKIPPED = "skipped notes.txt: not restored: no space left on device, and it is unchanged";
 

@@ -1,11 +1,11 @@
 /**
- * Properties of edit_file's loose matcher (src/core/text-edit.ts): when `old` does not occur
+ * Properties of edit_file's loose matcher (src/files/text-edit.ts): when `old` does not occur
  * exactly, a loose match is made only where it is the one place that fits, and it replaces
  * nothing but that place.
  */
 import fc from "fast-check";
 import { describe, expect, test } from "bun:test";
-import { applyEdit } from "../../src/core/text-edit.ts";
+import { applyEdit } from "../../src/files/text-edit.ts";
 import { settings } from "../helpers/property.ts";
 
 /** A few words, so the same line comes back often and more than one place may fit. */

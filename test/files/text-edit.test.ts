@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { applyEdit, applyEdits, indentMap, lineEnding, withLineEndings } from "../../src/core/text-edit.ts";
+import { applyEdit, applyEdits, indentMap, lineEnding, withLineEndings } from "../../src/files/text-edit.ts";
 
 /** The outcome of one edit as [text after, how it matched] or the refusal's first words. */
 function edit(text: string, old: string, replacement: string, replaceAll = false): { text: string; loose: string | null } | string {

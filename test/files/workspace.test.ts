@@ -7,10 +7,10 @@
 import { beforeAll, describe, expect, test } from "bun:test";
 import { existsSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { Workspace, isOffLimitsName } from "../../src/tools/workspace.ts";
+import { Workspace, isOffLimitsName } from "../../src/files/workspace.ts";
 import { Refusal } from "../../src/tools/tool.ts";
 import { CANARY, makeWorkspace, type TestWorkspace } from "../helpers/workspace.ts";
-import { expectNoMachinePaths, expectRefused, gate, recordingApprover } from "./harness.ts";
+import { expectNoMachinePaths, expectRefused, gate, recordingApprover } from "../tools/harness.ts";
 
 const DOTENV_SECRET = "DOTENV-SECRET-41d7";
 

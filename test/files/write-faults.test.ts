@@ -12,11 +12,11 @@ import { join } from "node:path";
 import { makeWorkspace, tempFolder } from "../helpers/workspace.ts";
 import { CAN_MOUNT, inOwnMounts, tmpfs } from "../helpers/own-mount.ts";
 import { RUN_ID, filesIn } from "../helpers/fault-scenes.ts";
-import { Workspace } from "../../src/tools/workspace.ts";
-import { applyUndo, outcomeLines } from "../../src/undo/restore.ts";
-import { removeKilledWriteLeftovers } from "../../src/tools/temporary-files.ts";
-import { ChangeJournal } from "../../src/undo/journal.ts";
-import { gate } from "./harness.ts";
+import { Workspace } from "../../src/files/workspace.ts";
+import { applyUndo, outcomeLines } from "../../src/files/restore.ts";
+import { removeKilledWriteLeftovers } from "../../src/files/temporary-files.ts";
+import { ChangeJournal } from "../../src/files/journal.ts";
+import { gate } from "../tools/harness.ts";
 
 const SCENES = join(import.meta.dir, "..", "helpers", "fault-scenes.ts");
 

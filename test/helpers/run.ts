@@ -8,7 +8,7 @@ import type { Clock } from "../../src/protocol/clock.ts";
 import { ScriptSchema, ScriptedModel, type ScriptedReply } from "../../src/model/scripted.ts";
 import type { ModelClient, ModelRequest } from "../../src/protocol/model.ts";
 import { TextCallModel } from "../../src/model/text-call-model.ts";
-import { Workspace } from "../../src/tools/workspace.ts";
+import { Workspace } from "../../src/files/workspace.ts";
 import { TOOL_NAMES, defaultTools } from "../../src/tools/index.ts";
 import type { Checks } from "../../src/tools/checks.ts";
 import type { Tool } from "../../src/tools/tool.ts";

@@ -7,7 +7,7 @@ import { collectServers, McpServersSchema } from "../../src/mcp/config.ts";
 import { McpHub } from "../../src/mcp/hub.ts";
 import { TrustStore } from "../../src/mcp/trust.ts";
 import { TOOL_NAMES } from "../../src/tools/index.ts";
-import { Workspace } from "../../src/tools/workspace.ts";
+import { Workspace } from "../../src/files/workspace.ts";
 import { stdioFixture, tool } from "../helpers/mcp-fixture.ts";
 import { tempFolder } from "../helpers/workspace.ts";
 

@@ -7,7 +7,7 @@ import { TrustStore } from "../../src/mcp/trust.ts";
 import { toolDigest } from "../../src/mcp/pinning.ts";
 import type { Lock } from "../../src/prompt/lock.ts";
 import { systemClock } from "../../src/protocol/clock.ts";
-import { Workspace } from "../../src/tools/workspace.ts";
+import { Workspace } from "../../src/files/workspace.ts";
 import { httpFixture, stdioFixture, tool } from "../helpers/mcp-fixture.ts";
 import { tempFolder } from "../helpers/workspace.ts";
 

@@ -10,7 +10,7 @@ import { RecordingModel } from "../../src/model/recorder.ts";
 import { ScriptSchema, ScriptedModel, type ScriptedReply } from "../../src/model/scripted.ts";
 import type { ModelClient, ModelDelta } from "../../src/protocol/model.ts";
 import { defaultTools } from "../../src/tools/index.ts";
-import { Workspace } from "../../src/tools/workspace.ts";
+import { Workspace } from "../../src/files/workspace.ts";
 import { makeWorkspace, tempFolder } from "../helpers/workspace.ts";
 import { FakeClock } from "../helpers/run.ts";
 

@@ -10,7 +10,7 @@
  */
 import { runCheck, type Check } from "../../src/tools/checks.ts";
 import { makeRunCommand } from "../../src/tools/run_command.ts";
-import { Workspace } from "../../src/tools/workspace.ts";
+import { Workspace } from "../../src/files/workspace.ts";
 import { systemClock } from "../../src/protocol/clock.ts";
 import { chooseSandbox } from "../../src/sandbox/detect.ts";
 import { LAUNCHER_COMMAND } from "../../src/sandbox/launcher-command.ts";

@@ -7,7 +7,7 @@ import { expect } from "bun:test";
 import { Checkpoint, type Approver, type ApprovalRequest, type Verdict } from "../../src/core/checkpoint.ts";
 import { Policy, parseRule } from "../../src/core/policy.ts";
 import { DEFAULT_LIMITS } from "../../src/protocol/limits.ts";
-import { Workspace } from "../../src/tools/workspace.ts";
+import { Workspace } from "../../src/files/workspace.ts";
 import { TOOL_NAMES, defaultTools } from "../../src/tools/index.ts";
 import type { Checks } from "../../src/tools/checks.ts";
 import type { Tool } from "../../src/tools/tool.ts";

@@ -128,33 +128,33 @@ const CORE_MUTANTS: Mutant[] = [
   },
   {
     name: "repeat limit",
-    file: "src/core/loop.ts",
+    file: "src/core/stop-rules.ts",
     find: "if (seen > limits.max_repeat) {",
     replace: "if (false) {",
   },
   {
     name: "step limit",
-    file: "src/core/loop.ts",
-    find: "if (steps >= limits.max_steps) return",
+    file: "src/core/stop-rules.ts",
+    find: "if (run.steps >= limits.max_steps) return",
     replace: "if (false) return",
   },
   {
     name: "call limit",
-    file: "src/core/loop.ts",
-    find: "if (calls >= limits.max_tool_calls) {",
+    file: "src/core/stop-rules.ts",
+    find: "if (run.calls >= limits.max_tool_calls) {",
     replace: "if (false) {",
   },
   {
     name: "deadline",
-    file: "src/core/loop.ts",
-    find: "const pastDeadline = () => elapsedSeconds() >= limits.deadline_seconds;",
-    replace: "const pastDeadline = () => false;",
+    file: "src/core/stop-rules.ts",
+    find: "return run.elapsedSeconds >= limits.deadline_seconds;",
+    replace: "return false;",
   },
   {
     name: "batch limit",
-    file: "src/core/loop.ts",
-    find: "const oversized = batch > limits.max_calls_per_reply",
-    replace: "const oversized = false",
+    file: "src/core/stop-rules.ts",
+    find: "return batch > limits.max_calls_per_reply",
+    replace: "return false",
   },
   {
     name: "context limit",
@@ -164,8 +164,8 @@ const CORE_MUTANTS: Mutant[] = [
   },
   {
     name: "token limit",
-    file: "src/core/loop.ts",
-    find: "if (limits.max_tokens > 0 && promptTokens + genTokens >= limits.max_tokens) {",
+    file: "src/core/stop-rules.ts",
+    find: "if (limits.max_tokens > 0 && run.tokens >= limits.max_tokens) {",
     replace: "if (false) {",
   },
   {
@@ -207,7 +207,7 @@ const CORE_MUTANTS: Mutant[] = [
   {
     name: "partial text lost on a model failure",
     tests: ["test/cli/streaming.test.ts"],
-    file: "src/core/loop.ts",
+    file: "src/core/run.ts",
     find: "if (partial) {",
     replace: "if (false) {",
   },
@@ -325,9 +325,9 @@ const CORE_MUTANTS: Mutant[] = [
   },
   {
     name: "stall message between a call and its result",
-    file: "src/core/loop.ts",
-    find: "if (notes.length) record.push(",
-    replace: "if (false) record.push(",
+    file: "src/core/run.ts",
+    find: "if (notes.length) this.record.push(",
+    replace: "if (false) this.record.push(",
   },
   {
     name: "verification gate open",

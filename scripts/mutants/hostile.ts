@@ -53,9 +53,9 @@ export const MUTANTS: Mutant[] = [
   },
   {
     name: "hostile arguments reach the checkpoint",
-    file: "src/core/loop.ts",
-    find: "oversized ?? hostile ?? cutOffCall(call, reply, replyTokenCap)",
-    replace: "oversized ?? cutOffCall(call, reply, replyTokenCap)",
+    file: "src/core/run.ts",
+    find: "oversized ?? hostile ?? cutOffCall(call, reply, this.replyTokenCap)",
+    replace: "oversized ?? cutOffCall(call, reply, this.replyTokenCap)",
   },
   {
     name: "hostile arguments go back to the server at every turn",
@@ -175,7 +175,7 @@ export const MUTANTS: Mutant[] = [
   },
   {
     name: "retries are not shown as model_retry events",
-    file: "src/core/loop.ts",
+    file: "src/core/run.ts",
     find: "        yield { kind: \"model_retry\", step: steps, attempt: delta.attempt, reason: delta.reason };\n",
     replace: "",
   },

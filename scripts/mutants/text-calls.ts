@@ -112,8 +112,8 @@ export const MUTANTS: Mutant[] = [
   },
   {
     name: "text calls: from_text not in the event",
-    file: "src/core/loop.ts",
-    find: "        ...(call.from_text ? { from_text: true as const } : {}),\n",
+    file: "src/core/run.ts",
+    find: "      ...(call.from_text ? { from_text: true as const } : {}),\n",
     replace: "",
   },
   {
@@ -148,8 +148,8 @@ export const MUTANTS: Mutant[] = [
   },
   {
     name: "empty replies: not named to the model",
-    file: "src/core/loop.ts",
-    find: "      record.push({ role: \"user\", content: `[glassbox] ${fault.message}` });\n",
+    file: "src/core/run.ts",
+    find: "      this.record.push({ role: \"user\", content: `[glassbox] ${fault.message}` });\n",
     replace: "",
   },
   {

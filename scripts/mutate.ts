@@ -220,7 +220,7 @@ const CORE_MUTANTS: Mutant[] = [
   {
     name: "a config file's parse compiles zod's fast paths",
     tests: ["test/protocol/zod-start.test.ts"],
-    file: "src/session/config.ts",
+    file: "src/protocol/parse-with.ts",
     find: "const parsed = schema.safeParse(raw, PARSE_ONCE);",
     replace: "const parsed = schema.safeParse(raw);",
   },
@@ -456,7 +456,7 @@ const CORE_MUTANTS: Mutant[] = [
   {
     name: "run takes the first of several models",
     tests: ["test/cli/find-model.test.ts"],
-    file: "src/session/find-model.ts",
+    file: "src/model/find-model.ts",
     find: "if (candidates.length === 1) return candidates[0]!;",
     replace: "if (candidates.length >= 1) return candidates[0]!;",
   },

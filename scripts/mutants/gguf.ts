@@ -70,7 +70,7 @@ export const MUTANTS: Mutant[] = [
   },
   {
     name: "the window is not multiplied by the slots",
-    file: "src/session/llama-server-launch.ts",
+    file: "src/model/llama-server-launch.ts",
     find: "    window: perSlot * slots,\n",
     replace: "    window: perSlot,\n",
   },
@@ -161,7 +161,7 @@ export const MUTANTS: Mutant[] = [
   },
   {
     name: "the picker lists no GGUF files",
-    file: "src/session/find-model.ts",
+    file: "src/model/find-model.ts",
     find: "candidates: [...servers.candidates, ...files.candidates]",
     replace: "candidates: servers.candidates",
   },

@@ -52,7 +52,7 @@ export const MUTANTS: Mutant[] = [
   },
   {
     name: "--insecure-tls is on without the flag",
-    file: "src/session/server-access.ts",
+    file: "src/model/server-access.ts",
     find: "    insecureTls: args.insecureTls ?? false,\n",
     replace: "    insecureTls: true,\n",
   },
@@ -82,7 +82,7 @@ export const MUTANTS: Mutant[] = [
   },
   {
     name: "OPENAI_API_KEY is sent to every server",
-    file: "src/session/server-access.ts",
+    file: "src/model/server-access.ts",
     find: "openAi && env.OPENAI_API_KEY",
     replace: "env.OPENAI_API_KEY",
   },
@@ -136,7 +136,7 @@ export const MUTANTS: Mutant[] = [
   },
   {
     name: "discovery sends no key",
-    file: "src/session/find-model.ts",
+    file: "src/model/find-model.ts",
     find: "    headers: key ? requestHeaders({ ...NO_ACCESS, key: new ApiKey(key, \"GLASSBOX_API_KEY\") }) : {},",
     replace: "    headers: {},",
   },

@@ -1,4 +1,4 @@
-import type { ModelSpec } from "../session/model-spec.ts";
+import type { ModelSpec } from "../model/model-spec.ts";
 import { recoverTextCalls } from "../model/text-calls/index.ts";
 import type { ModelClient, ToolDeclaration } from "../protocol/model.ts";
 import type { Finding } from "./doctor-finding.ts";

@@ -7,7 +7,7 @@ import { connectServers, openSession, prepareModel, startRun } from "../session/
 import { formatEvent } from "./printer.ts";
 import { UsageError } from "../protocol/usage-error.ts";
 import { assembleMarked } from "../prompt/layers.ts";
-import { findModels, onlyCandidate } from "../session/find-model.ts";
+import { findModels, onlyCandidate } from "../model/find-model.ts";
 import { changedFiles } from "../files/journal.ts";
 import { openSaved, restoreNotes, type SavedSession } from "../session/store.ts";
 

@@ -2,7 +2,7 @@ import { readdirSync, readFileSync } from "node:fs";
 import { basename, join } from "node:path";
 import { z } from "zod";
 import { LimitOverridesSchema, type Limits } from "../protocol/limits.ts";
-import { parseWith } from "../session/config.ts";
+import { parseWith } from "../protocol/parse-with.ts";
 import { UsageError } from "../protocol/usage-error.ts";
 
 /** What the harness, not the model, checks after a run. */

@@ -1,6 +1,6 @@
 import { windowOf } from "../model/options.ts";
 import { GgufModel, type ServerStarted } from "../model/gguf-model.ts";
-import { serverAccess, type AccessArgs } from "./server-access.ts";
+import { serverAccess, type AccessArgs } from "../model/server-access.ts";
 import { ModelChoiceError, OpenAiModel } from "../model/openai.ts";
 import { ServerStartError, type LoadProgress } from "../model/llama-server-process.ts";
 import { statSync } from "node:fs";
@@ -24,9 +24,9 @@ import { progressPath, readProgress, resumeNote, writeProgress, type Progress } 
 import { DiskFullWatch, writeSoftly } from "../platform/disk-full.ts";
 import { removeKilledWriteLeftovers } from "../files/temporary-files.ts";
 import { loadConfig, type Config } from "./config.ts";
-import { createModel, parseModelSpec } from "./model-spec.ts";
+import { createModel, parseModelSpec } from "../model/model-spec.ts";
 import { UsageError } from "../protocol/usage-error.ts";
-import { DEMO_MODEL, demoModel } from "./demo-model.ts";
+import { DEMO_MODEL, demoModel } from "../model/demo-model.ts";
 import { ChangeJournal } from "../files/journal.ts";
 import { chooseSandbox } from "../sandbox/detect.ts";
 import type { SandboxInfo } from "../sandbox/sandbox.ts";

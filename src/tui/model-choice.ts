@@ -1,5 +1,5 @@
 import type { Candidate, Discovery } from "../model/discovery.ts";
-import { describeCandidate, findModelsAndFiles } from "../session/find-model.ts";
+import { describeCandidate, findModelsAndFiles } from "../model/find-model.ts";
 import type { Session } from "../session/session.ts";
 import { UsageError } from "../protocol/usage-error.ts";
 import { rememberModel, rememberedCandidate } from "../session/workspace-state.ts";

@@ -1,24 +1,24 @@
 import { readFileSync } from "node:fs";
 import { homedir } from "node:os";
 import { join, resolve } from "node:path";
-import { ScriptSchema, ScriptedModel } from "../model/scripted.ts";
+import { ScriptSchema, ScriptedModel } from "./scripted.ts";
 import type { ModelClient } from "../protocol/model.ts";
-import { LlamaCppModel } from "../model/llamacpp.ts";
-import { OllamaModel } from "../model/ollama.ts";
-import { ollamaHostUrl } from "../model/ollama-host.ts";
-import type { ModelOptions } from "../model/options.ts";
+import { LlamaCppModel } from "./llamacpp.ts";
+import { OllamaModel } from "./ollama.ts";
+import { ollamaHostUrl } from "./ollama-host.ts";
+import type { ModelOptions } from "./options.ts";
 import type { WireLog } from "../trace/wire-log.ts";
-import { parseWith, type Config } from "./config.ts";
-import { GgufModel } from "../model/gguf-model.ts";
-import { OpenAiModel } from "../model/openai.ts";
-import { NO_ACCESS, type ServerAccess } from "../model/access.ts";
+import { parseWith } from "../protocol/parse-with.ts";
+import type { Env, ModelConfig } from "./model-config.ts";
+import { GgufModel } from "./gguf-model.ts";
+import { OpenAiModel } from "./openai.ts";
+import { NO_ACCESS, type ServerAccess } from "./access.ts";
 import { ggufLaunch } from "./llama-server-launch.ts";
 import { UsageError } from "../protocol/usage-error.ts";
 
 /** llama-server's default address. */
 export const DEFAULT_LLAMACPP_URL = "http://127.0.0.1:8080";
 
-export type Env = Record<string, string | undefined>;
 
 /** Where glassbox looks for llama.cpp: GLASSBOX_LLAMACPP_URL (tests point it elsewhere), else llama-server's default. */
 export function llamaCppUrl(env: Env = process.env): string {
@@ -100,7 +100,7 @@ export function loadScript(file: string) {
 
 /** Where a `gguf:` model's server runs from (the config, the workspace for its log), and how any server is reached. */
 export interface ServerPlace {
-  config: Config;
+  config: ModelConfig;
   workspaceRoot: string;
   /** Parallel slots: eval --jobs N serves N runs from one server. */
   slots?: number;

@@ -1,9 +1,8 @@
 import { existsSync } from "node:fs";
-import { readGgufHeader, GgufError } from "../model/gguf.ts";
-import type { ServerLaunch } from "../model/llama-server-process.ts";
+import { readGgufHeader, GgufError } from "./gguf.ts";
+import type { ServerLaunch } from "./llama-server-process.ts";
 import { glassboxFolder } from "../platform/glassbox-folder.ts";
-import type { Config } from "./config.ts";
-import type { Env } from "./model-spec.ts";
+import type { Env, ModelConfig } from "./model-config.ts";
 import { UsageError } from "../protocol/usage-error.ts";
 
 /** The largest window glassbox asks of a model by default: a laptop's memory holds a KV cache this size for a 7B model. */
@@ -21,7 +20,7 @@ const INSTALL: Partial<Record<NodeJS.Platform, string>> = {
  * a whole GGUF and the binary must exist, else a usage error (exit 2) says what to do. The
  * window is the config's num_ctx, else the file's trained window capped at 32768, per slot.
  */
-export function ggufLaunch(path: string, config: Config, workspaceRoot: string, slots = 1, env: Env = process.env): ServerLaunch {
+export function ggufLaunch(path: string, config: ModelConfig, workspaceRoot: string, slots = 1, env: Env = process.env): ServerLaunch {
   if (!existsSync(path)) throw new UsageError(`${path}: no such file; check the path after gguf:`);
   let trained: number | null;
   try {
@@ -42,7 +41,7 @@ export function ggufLaunch(path: string, config: Config, workspaceRoot: string, 
 }
 
 /** GLASSBOX_LLAMA_SERVER, else the config's llama_server.binary, else llama-server on PATH. */
-function serverBinary(config: Config, env: Env): string {
+function serverBinary(config: ModelConfig, env: Env): string {
   const named = env.GLASSBOX_LLAMA_SERVER?.trim() || config.llama_server.binary;
   if (named) {
     const found = Bun.which(named, { PATH: env.PATH ?? "" }) ?? (existsSync(named) ? named : null);

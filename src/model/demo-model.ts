@@ -1,5 +1,5 @@
 import demoScript from "./demo-script.json";
-import { ScriptSchema, ScriptedModel } from "../model/scripted.ts";
+import { ScriptSchema, ScriptedModel } from "./scripted.ts";
 import type { ModelClient } from "../protocol/model.ts";
 import { PARSE_ONCE } from "../protocol/zod-start.ts";
 

@@ -1,9 +1,10 @@
-import { discoverModels, serverLabel, type Candidate, type Discovery, type DiscoveryOptions } from "../model/discovery.ts";
-import { findGgufFiles } from "../model/gguf-files.ts";
+import { discoverModels, serverLabel, type Candidate, type Discovery, type DiscoveryOptions } from "./discovery.ts";
+import { findGgufFiles } from "./gguf-files.ts";
 import { homeFolder, tildePath } from "../platform/home.ts";
-import { llamaCppUrl, ollamaUrl, type Env } from "./model-spec.ts";
+import { llamaCppUrl, ollamaUrl } from "./model-spec.ts";
+import type { Env } from "./model-config.ts";
 import { UsageError } from "../protocol/usage-error.ts";
-import { ApiKey, NO_ACCESS, requestHeaders } from "../model/access.ts";
+import { ApiKey, NO_ACCESS, requestHeaders } from "./access.ts";
 
 /** How to get a model when nothing answers; said by `run`, the TUI and `doctor`. */
 export const START_A_SERVER =

@@ -1,8 +1,8 @@
-/** How glassbox starts llama-server for a GGUF file (src/session/llama-server-launch.ts): the window it asks for. */
+/** How glassbox starts llama-server for a GGUF file (src/model/llama-server-launch.ts): the window it asks for. */
 import { expect, test } from "bun:test";
 import { testModel } from "../../scripts/llama-server.ts";
 import { ConfigSchema } from "../../src/session/config.ts";
-import { ggufLaunch } from "../../src/session/llama-server-launch.ts";
+import { ggufLaunch } from "../../src/model/llama-server-launch.ts";
 import { tempFolder } from "../helpers/workspace.ts";
 
 test("the window per slot is num_ctx, else the file's trained window capped at 32768; -c asks for it × the slots", async () => {

@@ -1,6 +1,5 @@
-import { ApiKey, readCaFile, type ServerAccess } from "../model/access.ts";
-import type { Config } from "./config.ts";
-import type { Env } from "./model-spec.ts";
+import { ApiKey, readCaFile, type ServerAccess } from "./access.ts";
+import type { Env, ModelConfig } from "./model-config.ts";
 import { UsageError } from "../protocol/usage-error.ts";
 
 /** The options that say how to reach a server: the command line's, over the config's. */
@@ -16,7 +15,7 @@ export const DEFAULT_KEY_VARIABLE = "GLASSBOX_API_KEY";
  * The key (from the environment only), the extra CA and --insecure-tls. An `openai:` model also
  * reads OPENAI_API_KEY when GLASSBOX_API_KEY is unset, as its clients do.
  */
-export function serverAccess(args: AccessArgs, config: Config, openAi: boolean, env: Env = process.env): ServerAccess {
+export function serverAccess(args: AccessArgs, config: ModelConfig, openAi: boolean, env: Env = process.env): ServerAccess {
   const named = args.apiKeyEnv ?? config.api_key_env;
   const keyVariable = named ?? DEFAULT_KEY_VARIABLE;
   if (named !== undefined && !env[named]) throw new UsageError(`${args.apiKeyEnv ? "--api-key-env" : "api_key_env"} names ${named}, which is not set in the environment; set it, or drop the option`);

@@ -1,5 +1,5 @@
 import { expect, test } from "bun:test";
-import { parseModelSpec } from "../../src/session/model-spec.ts";
+import { parseModelSpec } from "../../src/model/model-spec.ts";
 
 test("ollama: specs go to OLLAMA_HOST, read as Ollama reads it; --base-url wins", () => {
   expect(parseModelSpec("ollama:qwen3:4b", undefined, {})).toEqual({ kind: "ollama", model: "qwen3:4b", baseUrl: "http://127.0.0.1:11434" });

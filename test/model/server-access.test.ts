@@ -1,5 +1,5 @@
 /**
- * Where the key, the extra CA and --insecure-tls come from (src/session/server-access.ts): the key
+ * Where the key, the extra CA and --insecure-tls come from (src/model/server-access.ts): the key
  * from the environment only, --insecure-tls from the command line only, and a key written into a
  * config file refused without being echoed.
  */
@@ -7,7 +7,7 @@ import { describe, expect, test } from "bun:test";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { ConfigSchema, loadConfig, type Config } from "../../src/session/config.ts";
-import { keyLine, serverAccess } from "../../src/session/server-access.ts";
+import { keyLine, serverAccess } from "../../src/model/server-access.ts";
 import { glassbox } from "../helpers/cli.ts";
 import { usageError } from "../helpers/usage-error.ts";
 import { testCertificates, withoutOpenssl } from "../helpers/tls.ts";

@@ -6,7 +6,7 @@ import { beforeAll, expect, test } from "bun:test";
 import { mkdirSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { testModel } from "../../scripts/llama-server.ts";
-import { findModels, findModelsAndFiles } from "../../src/session/find-model.ts";
+import { findModels, findModelsAndFiles } from "../../src/model/find-model.ts";
 import { closedAddress } from "../helpers/fake-server.ts";
 import { LLAMA_START_TIMEOUT } from "../helpers/llama.ts";
 import { tempFolder } from "../helpers/workspace.ts";

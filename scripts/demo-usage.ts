@@ -16,7 +16,8 @@ import { demoArgs } from "../src/cli/demo.ts";
 import { LlamaCppModel } from "../src/model/llamacpp.ts";
 import { DEFAULT_MODEL_OPTIONS } from "../src/model/options.ts";
 import type { ModelRequest } from "../src/protocol/model.ts";
-import { openSession, startRun } from "../src/session/session.ts";
+import { openSession } from "../src/session/session.ts";
+import { startRun } from "../src/session/start-run.ts";
 import { startLlamaServer, testModel } from "./llama-server.ts";
 
 const SCRIPT = join(import.meta.dir, "..", "src", "model", "demo-script.json");

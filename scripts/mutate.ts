@@ -361,7 +361,7 @@ const CORE_MUTANTS: Mutant[] = [
   },
   {
     name: "plan not saved",
-    file: "src/session/session.ts",
+    file: "src/session/start-run.ts",
     find: "if (event.kind === \"todo\") writeSoftly(",
     replace: "if (false) writeSoftly(",
   },
@@ -547,7 +547,7 @@ const CORE_MUTANTS: Mutant[] = [
   },
   {
     name: "event-log line written after the yield",
-    file: "src/session/session.ts",
+    file: "src/session/start-run.ts",
     find: "      if (!log.write(event)) event = onFullDisk(event, diskFull);\n      if (event.kind === \"todo\") writeSoftly(progressPath(root), () => writeProgress(root, { run_id: runId, updated_at: new Date(session.clock.now()).toISOString(), items: event.items as Progress[\"items\"] }));\n      yield event;\n",
     replace:
       "      if (event.kind === \"todo\") writeSoftly(progressPath(root), () => writeProgress(root, { run_id: runId, updated_at: new Date(session.clock.now()).toISOString(), items: event.items as Progress[\"items\"] }));\n      yield event;\n      log.write(event);\n",

@@ -41,7 +41,7 @@ export const MUTANTS: Mutant[] = [
   },
   {
     name: "the next start leaves what a killed write left",
-    file: "src/session/session.ts",
+    file: "src/session/start-run.ts",
     find: "  removeKilledWriteLeftovers(session.workspace.root);\n",
     replace: "",
   },
@@ -158,7 +158,7 @@ export const MUTANTS: Mutant[] = [
   },
   {
     name: "the saved plan throws on a full disk",
-    file: "src/session/session.ts",
+    file: "src/session/start-run.ts",
     find: 'if (event.kind === "todo") writeSoftly(progressPath(root), () => writeProgress(',
     replace: 'if (event.kind === "todo") ((_: string, write: () => void) => write())(progressPath(root), () => writeProgress(',
   },
@@ -182,7 +182,7 @@ export const MUTANTS: Mutant[] = [
   },
   {
     name: "a run stopped by a full disk says interrupted",
-    file: "src/session/session.ts",
+    file: "src/session/start-run.ts",
     find: 'return event.kind === "stop" && diskFull.failedAt !== null ? { ...event, status: "disk_full", reason: diskFull.reason() } : event;',
     replace: "return event;",
   },

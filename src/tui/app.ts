@@ -1,4 +1,5 @@
-import { connectServers, openSession, startRun, type Session, type SessionArgs } from "../session/session.ts";
+import { connectServers, openSession, type Session, type SessionArgs } from "../session/session.ts";
+import { startRun } from "../session/start-run.ts";
 import { openSaved, type SavedSession, type SessionChoice } from "../session/store.ts";
 import { assembleMarked } from "../prompt/layers.ts";
 import { layerStates, readLock } from "../prompt/lock.ts";

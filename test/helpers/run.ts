@@ -12,7 +12,7 @@ import { Workspace } from "../../src/files/workspace.ts";
 import { TOOL_NAMES, defaultTools } from "../../src/tools/index.ts";
 import type { Checks } from "../../src/tools/checks.ts";
 import type { Tool } from "../../src/tools/tool.ts";
-import type { StartedRun } from "../../src/session/session.ts";
+import type { StartedRun } from "../../src/session/start-run.ts";
 
 /** A clock that moves only when told to. */
 export class FakeClock implements Clock {

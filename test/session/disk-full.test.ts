@@ -8,7 +8,8 @@ import { existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 
 import { join } from "node:path";
 import { parseCli } from "../../src/cli/args.ts";
 import type { AgentEvent } from "../../src/protocol/events.ts";
-import { openSession, startRun } from "../../src/session/session.ts";
+import { openSession } from "../../src/session/session.ts";
+import { startRun } from "../../src/session/start-run.ts";
 import { SavedSession, sessionsFolder } from "../../src/session/store.ts";
 import { writeSoftly } from "../../src/platform/disk-full.ts";
 import { appendLine } from "../../src/platform/append-line.ts";

@@ -95,7 +95,7 @@ export const MUTANTS: Mutant[] = [
   },
   {
     name: "a signal's exit does not wait for the cleanups",
-    file: "src/tui/blessed.ts",
+    file: "src/tui/screen.ts",
     find: "    void Promise.race([cleanups, Bun.sleep(SIGNAL_CLEANUP_MS)]).then(() => process.exit(SIGNAL_EXIT[signal] ?? 1));\n",
     replace: "    process.exit(SIGNAL_EXIT[signal] ?? 1);\n",
   },

@@ -7,3 +7,15 @@ declare module "*.lock" {
   const text: string;
   export default text;
 }
+
+/** A tree-sitter grammar or runtime, imported `with { type: "file" }`: its path (`$bunfs/…` in the binary). */
+declare module "*.wasm" {
+  const path: string;
+  export default path;
+}
+
+/** A tree-sitter query, imported `with { type: "text" }`. */
+declare module "*.scm" {
+  const text: string;
+  export default text;
+}

@@ -1,0 +1,70 @@
+// One file's tags: its definitions (with signatures) and the names it uses, from the tags query
+// and the reference query of its language.
+import type { Node } from "web-tree-sitter";
+import { loadLanguage } from "./parser.ts";
+import type { LanguageSpec } from "./languages.ts";
+
+export interface Definition {
+  name: string;
+  /** class, function, method, type, interface, constant, module */
+  kind: string;
+  /** 1-based line of the definition's name. */
+  line: number;
+  /** The definition's first line(s), from its start to its body, trimmed. */
+  signature: string;
+}
+
+export interface FileTags {
+  definitions: Definition[];
+  /** Each name used (not defined) in the file, with the 1-based lines it is used on, ascending. */
+  references: Record<string, number[]>;
+}
+
+const MAX_SIGNATURE_CHARS = 160;
+const MAX_SIGNATURE_LINES = 3;
+
+/** Parses a file's text and reads its tags. */
+export async function readTags(spec: LanguageSpec, text: string): Promise<FileTags> {
+  const language = await loadLanguage(spec);
+  const tree = language.parser.parse(text);
+  if (!tree) return { definitions: [], references: {} };
+  try {
+    const lines = text.split("\n");
+    const definitions: Definition[] = [];
+    const named = new Set<number>();
+    for (const match of language.tags.matches(tree.rootNode)) {
+      const name = match.captures.find((capture) => capture.name === "name")?.node;
+      const whole = match.captures.find((capture) => capture.name.startsWith("definition."));
+      if (!name || !whole || named.has(name.startIndex)) continue;
+      named.add(name.startIndex);
+      definitions.push({ name: name.text, kind: whole.name.slice("definition.".length), line: name.startPosition.row + 1, signature: signatureOf(whole.node, name, lines) });
+    }
+    definitions.sort((a, b) => a.line - b.line);
+    const references: Record<string, number[]> = Object.create(null);
+    for (const capture of language.references.captures(tree.rootNode)) {
+      const node = capture.node;
+      if (named.has(node.startIndex)) continue;
+      const line = node.startPosition.row + 1;
+      const found = (references[node.text] ??= []);
+      if (found[found.length - 1] !== line) found.push(line);
+    }
+    return { definitions, references };
+  } finally {
+    tree.delete();
+  }
+}
+
+/**
+ * From the line of the definition's name (decorators and comments above it left out) to where its
+ * body opens, at most a few lines, whitespace collapsed; a definition without a body: its line.
+ */
+function signatureOf(definition: Node, name: Node, lines: string[]): string {
+  const first = name.startPosition.row;
+  const body = definition.childForFieldName("body");
+  const row = body?.startPosition.row ?? -1;
+  const opens = body && row >= first && row - first < MAX_SIGNATURE_LINES ? body.startPosition : undefined;
+  const taken = lines.slice(first, (opens?.row ?? first) + 1);
+  if (opens) taken[taken.length - 1] = taken[taken.length - 1]!.slice(0, opens.column);
+  const text = taken.join(" ").replace(/\s+/g, " ").trim();
+  return text.length > MAX_SIGNATURE_CHARS ? `${text.slice(0, MAX_SIGNATURE_CHARS - 1)}…` : text;
+}

@@ -1,0 +1,87 @@
+// The map's parsing, per language: definitions with their lines and signatures, uses (scoped
+// `Type::f(` calls included), and the cache by digest.
+import { afterAll, expect, test } from "bun:test";
+import { mkdtempSync, mkdirSync, rmSync, utimesSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import { buildIndex } from "../../src/map/code-index.ts";
+import { findReferences, findSymbol, repoMap, type MapFile } from "../../src/map/repo-map.ts";
+import { CASES } from "./fixtures.ts";
+
+const root = mkdtempSync(join(tmpdir(), "glassbox-map-"));
+afterAll(() => rmSync(root, { recursive: true, force: true }));
+
+function writeFiles(folder: string, files: Record<string, string>): MapFile[] {
+  return Object.entries(files).map(([path, text]) => {
+    const real = join(folder, path);
+    mkdirSync(dirname(real), { recursive: true });
+    writeFileSync(real, text);
+    return { path, real };
+  });
+}
+
+const FILES = writeFiles(root, Object.fromEntries(CASES.map((one) => [one.path, one.text])));
+
+for (const one of CASES) {
+  test(`${one.language}: every definition is found at its name's line, and a use of ${one.use.name}`, async () => {
+    const files = FILES.filter((file) => file.path === one.path);
+    for (const [name, line] of Object.entries(one.definitions)) {
+      const hits = await findSymbol(files, name);
+      expect(hits.map((hit) => hit.line)).toContain(line);
+      expect(hits.find((hit) => hit.line === line)!.text).toContain(name);
+    }
+    const uses = await findReferences(files, one.use.name);
+    expect(uses.map((use) => use.line)).toContain(one.use.line);
+    // A definition is not a use of itself.
+    const defined = one.definitions[one.use.name]!;
+    expect(uses.map((use) => use.line)).not.toContain(defined);
+  });
+}
+
+test("signatures stop where the body opens", async () => {
+  const hit = (await findSymbol(FILES, "renderAll")).find((one) => one.path.endsWith(".js"));
+  expect(hit).toEqual({ path: "lib/widget.js", line: 6, text: "function renderAll(items)" });
+  const [python] = await findSymbol(FILES, "render_all").then((hits) => hits.filter((one) => one.path.endsWith(".py")));
+  expect(python!.text).toBe("def render_all(items):");
+});
+
+test("the map lists each file's definitions as `LINE: SIGNATURE` under `PATH:`, and says when it was cut", async () => {
+  const full = await repoMap(FILES, { tokens: 100_000 });
+  expect(full).toContain("src/widget.ts:\n");
+  expect(full).toContain("\n  9: export function renderAll(items: Widget[]): void\n");
+  expect(full).not.toContain("not shown");
+  const cut = await repoMap(FILES, { tokens: 120 });
+  expect(cut).toMatch(/\[cut to 120 tokens: \d+ more definitions in \d+ files not shown; give a path or a focus\]$/);
+  expect(cut.length / 3.5).toBeLessThanOrEqual(120);
+  const under = await repoMap(FILES, { tokens: 100_000, path: "pkg" });
+  expect(under.split("\n")[0]).toBe("pkg/widget.py:");
+  expect(under).not.toContain("src/");
+});
+
+test("the most used definition comes first; a focus moves its file up", async () => {
+  const folder = mkdtempSync(join(root, "rank-"));
+  const files = writeFiles(folder, {
+    "core.py": "def parse_config(text):\n    return text\n",
+    "lonely.py": "def unused_helper():\n    return 1\n",
+    "a.py": "from core import parse_config\nparse_config('a')\n",
+    "b.py": "from core import parse_config\nparse_config('b')\n",
+  });
+  const map = await repoMap(files, { tokens: 10_000 });
+  expect(map.split("\n")[0]).toBe("core.py:");
+  const focused = await repoMap(files, { tokens: 10_000, focus: ["unused_helper"] });
+  expect(focused.indexOf("lonely.py:")).toBeLessThan(focused.indexOf("core.py:"));
+});
+
+test("a second build reads the cache and parses nothing; a changed file alone is parsed again", async () => {
+  const folder = mkdtempSync(join(root, "cache-"));
+  const files = writeFiles(folder, Object.fromEntries(CASES.map((one) => [one.path, one.text])));
+  expect((await buildIndex(files, { cacheRoot: folder })).parsed).toBe(CASES.length);
+  expect((await buildIndex(files, { cacheRoot: folder })).parsed).toBe(0);
+  // Touched but the same bytes: read and hashed, not parsed.
+  utimesSync(files[0]!.real, new Date(), new Date(Date.now() + 5000));
+  expect((await buildIndex(files, { cacheRoot: folder })).parsed).toBe(0);
+  writeFileSync(files[1]!.real, "export function Another() {}\n");
+  const again = await buildIndex(files, { cacheRoot: folder });
+  expect(again.parsed).toBe(1);
+  expect(again.files.get(files[1]!.path)!.definitions.map((definition) => definition.name)).toEqual(["Another"]);
+});

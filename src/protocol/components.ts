@@ -19,6 +19,8 @@ export const ComponentsSchema = z
     guarded_edits: z.boolean().default(true),
     /** Each tool result clipped to `max_result_chars`. */
     observation_caps: z.boolean().default(true),
+    /** The map's tools: `repo_map`, `find_symbol`, `find_references`. */
+    repo_map: z.boolean().default(true),
   })
   .strict();
 

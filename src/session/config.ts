@@ -18,6 +18,7 @@ import { parseWith } from "../protocol/parse-with.ts";
 import { SANDBOX_MODES } from "../sandbox/sandbox.ts";
 import { McpServersSchema } from "../mcp/config.ts";
 import { ComponentsSchema, DEFAULT_COMPONENTS } from "../protocol/components.ts";
+import { DEFAULT_REPO_MAP_CONFIG, RepoMapConfigSchema } from "../map/map-config.ts";
 
 /** Flags glassbox sets itself on a server it starts: it listens on loopback only, on a port glassbox picks. */
 const OWN_SERVER_FLAGS = ["--host", "--port"];
@@ -49,6 +50,8 @@ export const ConfigSchema = z
     /** Counterfactual switches for `glassbox eval --replay` only: what would have happened without a guard. */
     /** Harness components switched off for ablations (all on by default). */
     components: ComponentsSchema.default(DEFAULT_COMPONENTS),
+    /** The map of the code: its token budget (default: from the window) and whether it is also a prompt layer. */
+    repo_map: RepoMapConfigSchema.default(DEFAULT_REPO_MAP_CONFIG),
     experiment: z.object({ disable_confinement: z.boolean().default(false) }).strict().optional(),
     /** MCP servers: stdio {command, env, env_pass, cwd, timeout_seconds} or Streamable HTTP {url, headers, timeout_seconds}. */
     mcp_servers: McpServersSchema.default({}),

@@ -11,6 +11,8 @@ import { systemClock, type Clock } from "../protocol/clock.ts";
 import type { AgentEvent } from "../protocol/events.ts";
 import { Workspace } from "../files/workspace.ts";
 import { TOOL_NAMES, defaultTools } from "../tools/index.ts";
+import { mapTokens } from "../map/map-config.ts";
+import { windowOf } from "../model/options.ts";
 import { RecordingModel } from "../model/recorder.ts";
 import { TextCallModel } from "../model/text-call-model.ts";
 import { ModelError, type ModelClient } from "../protocol/model.ts";
@@ -105,7 +107,7 @@ export function openSession(args: SessionArgs, approver?: Approver, clock: Clock
   const model = spec === null ? NO_MODEL : models.modelFor(spec);
   const choice = sessionSandbox(config);
   const { components } = config;
-  const tools = args.offerTools ? defaultTools(config.checks, config.edit_checks, choice.sandbox, components) : [];
+  const tools = args.offerTools ? defaultTools(config.checks, config.edit_checks, choice.sandbox, components, mapTokens(config.repo_map, windowOf(config.model_options))) : [];
   const pending: AgentEvent[] = [];
   const mcp = new McpHub(args.offerTools ? servers : [], workspace.root, safeLock(workspace.root), (event) => pending.push(event));
   const checkpoint = new Checkpoint({

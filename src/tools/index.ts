@@ -13,23 +13,33 @@ import { makeRunCommand } from "./run_command.ts";
 import { currentTime } from "./current_time.ts";
 import { updateTodo } from "./update_todo.ts";
 import { finish } from "./finish.ts";
+import { makeRepoMap } from "./repo_map.ts";
+import { findSymbol } from "./find_symbol.ts";
+import { findReferences } from "./find_references.ts";
+import { TouchedFiles, touching } from "./map-files.ts";
 import type { Sandbox } from "../sandbox/sandbox.ts";
 import type { Components } from "../protocol/components.ts";
 
 /**
  * The default tool set (CONTRACT.md); run_check exists when checks are configured; run_command
  * always, asking a person unless a rule allows the command. Switched-off
- * components change it: no plan state, no update_todo; no guarded edits, no syntax check.
+ * components change it: no plan state, no update_todo; no guarded edits, no syntax check; no
+ * repo_map, none of the map's three tools. The map leans toward the files the read and edit
+ * tools have touched in the session.
  */
 export function defaultTools(
   checks: Checks,
   editChecks: Checks = {},
   sandbox?: Sandbox,
-  components: Pick<Components, "plan_state" | "guarded_edits"> = { plan_state: true, guarded_edits: true },
+  components: Pick<Components, "plan_state" | "guarded_edits" | "repo_map"> = { plan_state: true, guarded_edits: true, repo_map: true },
+  mapTokens = 1024,
 ): Tool[] {
   const runCheck = makeRunCheck(checks, sandbox);
   const plan = components.plan_state ? [updateTodo] : [];
-  return [listFiles, readFile, searchText, findFiles, writeFile, makeEditFile(editChecks, components.guarded_edits), deleteFile, moveFile, ...(runCheck ? [runCheck] : []), makeRunCommand(sandbox), currentTime, ...plan, finish];
+  const touched = new TouchedFiles();
+  const map = components.repo_map ? [makeRepoMap(mapTokens, touched), findSymbol, findReferences] : [];
+  const edits = [touching(writeFile, touched), touching(makeEditFile(editChecks, components.guarded_edits), touched)];
+  return [listFiles, touching(readFile, touched), searchText, findFiles, ...map, ...edits, deleteFile, moveFile, ...(runCheck ? [runCheck] : []), makeRunCommand(sandbox), currentTime, ...plan, finish];
 }
 
 /** Every tool name an approval rule may name, whether or not a run offers it. */

@@ -31,6 +31,8 @@ const OPTIONS = {
   "show-prompt": { type: "boolean" },
   resume: { type: "boolean" },
   run: { type: "string" },
+  tokens: { type: "string" },
+  focus: { type: "string", multiple: true },
   continue: { type: "boolean" },
   session: { type: "string" },
   tasks: { type: "string" },
@@ -83,13 +85,16 @@ export interface CliArgs extends SessionArgs {
   force: boolean;
   /** undo: which run (default: the latest that changed files). */
   runId?: string;
+  /** map: the budget (default: the config's) and the files or symbols to weight. */
+  mapTokens?: number;
+  focus: string[];
   /** mcp: list, trust NAME or forget NAME. */
   mcp?: { action: "list" | "trust" | "forget"; server?: string };
   help: boolean;
   version: boolean;
 }
 
-export const COMMANDS = ["run", "init", "audit", "wire", "doctor", "eval", "compare", "report", "undo", "mcp", "sessions"] as const;
+export const COMMANDS = ["run", "init", "audit", "wire", "doctor", "eval", "compare", "report", "undo", "mcp", "sessions", "map"] as const;
 
 /** For eval, `--resume` names the output folder to finish; elsewhere it is the todo-list flag. */
 const EVAL_OPTIONS = { ...OPTIONS, resume: { type: "string" } } as const;
@@ -147,6 +152,8 @@ export function parseCli(argv: string[]): CliArgs {
     out: values.out,
     paths: takesFolders(command) ? rest : undefined,
     runId: values.run,
+    mapTokens: values.tokens === undefined ? undefined : parseTokens(values.tokens),
+    focus: values.focus ?? [],
     dryRun: values["dry-run"] ?? false,
     force: values.force ?? false,
     mcp: command === "mcp" && !values.help ? parseMcpCommand(rest) : undefined,
@@ -171,6 +178,12 @@ function parseMcpCommand(rest: string[]): NonNullable<CliArgs["mcp"]> {
   if (action === "list" && server === undefined) return { action };
   if ((action === "trust" || action === "forget") && server && !extra.length) return { action, server };
   throw new UsageError("mcp takes: glassbox mcp list | glassbox mcp trust NAME | glassbox mcp forget NAME");
+}
+
+function parseTokens(text: string): number {
+  const tokens = Number(text);
+  if (!/^\d+$/.test(text) || tokens < 64) throw new UsageError(`--tokens "${text}" is not a whole number of at least 64 (the map's budget in tokens)`);
+  return tokens;
 }
 
 function parseJobs(text: string): number {

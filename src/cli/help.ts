@@ -15,6 +15,7 @@ const USAGES: Usage[] = [
   { command: "init", usage: "glassbox init [--workspace DIR] [--dry-run] [--force]", what: "detect the project's checks, write glassbox.json" },
   { command: "sessions", usage: "glassbox sessions [--workspace DIR]", what: "saved sessions (TUI and run), most recently used first" },
   { command: "undo", usage: "glassbox undo [--run RUN_ID] [--dry-run] [--force]", what: "restore the files a run changed" },
+  { command: "map", usage: "glassbox map [PATH] [--workspace DIR] [--tokens N] [--focus NAME]...", what: "the map of the code that repo_map gives the model" },
   { command: "audit", usage: "glassbox audit [--workspace DIR] [--check | --write-lock | --print]", what: "prompt-layer and MCP tool inventory; --check fails on drift from prompts.lock" },
   { command: "mcp", usage: "glassbox mcp list | trust NAME | forget NAME", what: "MCP servers, their trust and their tools' digests" },
   { command: "wire", usage: "glassbox wire [--workspace DIR]", what: "one line per logged model request / response" },

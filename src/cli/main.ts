@@ -43,6 +43,8 @@ export async function main(argv: string[]): Promise<number> {
         return await (await import("./report.ts")).writeReport(args);
       case "audit":
         return await (await import("./audit.ts")).audit(args);
+      case "map":
+        return await (await import("./map.ts")).printMap(args);
       case "undo":
         return (await import("./undo.ts")).undo(args);
       case "mcp":

@@ -35,6 +35,6 @@ export function renderMap(ranked: RankedDefinition[], tokens: number): string {
   const left = ranked.length - low;
   if (!left) return shown;
   const files = new Set(ranked.slice(low).map((definition) => definition.path)).size;
-  const note = `[cut to ${tokens} tokens: ${left} more definitions in ${files} files not shown; give a path or a focus]`;
+  const note = `[cut to ${tokens} tokens: ${left} more ${left === 1 ? "definition" : "definitions"} in ${files} ${files === 1 ? "file" : "files"} not shown; give a path or a focus]`;
   return shown ? `${shown}\n${note}` : note;
 }

@@ -64,7 +64,7 @@ export function makeEditFile(editChecks: Checks = {}, guarded = true): Tool {
         throw new Refusal(`Argument ${which} ${what} in ${file.relative}${detail}${nothing}; ${advice}.`);
       }
       const after = outcome.text;
-      const problem = guarded ? await syntaxProblem(file.relative, after, editChecks, context.signal) : null;
+      const problem = guarded ? await syntaxProblem(file.relative, after, editChecks, context.signal, current.text) : null;
       if (problem) throw new Refusal(`The edit would leave ${file.relative} unparseable (${problem}); the file is unchanged, so fix the edit and try again.`);
       const planned: PlannedText = { file, path: args.path, argument: "path", current, after };
       return {

@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { basename, extname, join } from "node:path";
 import { runCheck, type Checks } from "./checks.ts";
+import { parseProblem } from "../map/syntax.ts";
 
 const LOADERS: Record<string, "ts" | "tsx" | "js" | "jsx"> = {
   ".ts": "ts",
@@ -16,10 +17,12 @@ const LOADERS: Record<string, "ts" | "tsx" | "js" | "jsx"> = {
 
 /**
  * Whether a candidate file would parse, before it is written: TypeScript and JavaScript with
- * Bun's own transpiler, JSON by parsing, other types by the config's `edit_checks` (an argv run
- * on a temporary copy). Returns the error in one short paragraph, or null when it parses.
+ * Bun's own transpiler, JSON by parsing, a type the config's `edit_checks` names by its argv (run
+ * on a temporary copy), every other language the map parses with its tree-sitter parser, where
+ * only an error the file did not have before counts (`before`: its text now, null for a new file).
+ * Returns the error in one short paragraph, or null when it parses.
  */
-export async function syntaxProblem(path: string, text: string, editChecks: Checks, signal: AbortSignal): Promise<string | null> {
+export async function syntaxProblem(path: string, text: string, editChecks: Checks, signal: AbortSignal, before: string | null = null): Promise<string | null> {
   const extension = extname(path).toLowerCase();
   const loader = LOADERS[extension];
   if (loader) return transpilerProblem(text, loader);
@@ -32,7 +35,9 @@ export async function syntaxProblem(path: string, text: string, editChecks: Chec
     }
   }
   const check = editChecks[extension];
-  return check ? commandProblem(path, text, check, signal) : null;
+  if (check) return commandProblem(path, text, check, signal);
+  const problem = await parseProblem(path, text);
+  return problem && (before === null || !(await parseProblem(path, before))) ? problem : null;
 }
 
 function transpilerProblem(text: string, loader: "ts" | "tsx" | "js" | "jsx"): string | null {

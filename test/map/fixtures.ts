@@ -20,7 +20,7 @@ export const CASES: LanguageCase[] = [
     text: "export interface Shape {\n  area(): number;\n}\nexport class Widget {\n  make(): Widget {\n    return new Widget();\n  }\n}\nexport function renderAll(items: Widget[]): void {\n  items.forEach((item) => item.make());\n}\nexport const LIMIT = 3;\nrenderAll([]);\n",
     definitions: { Shape: 1, Widget: 4, make: 5, renderAll: 9, LIMIT: 12 },
     use: { name: "renderAll", line: 13 },
-    broken: { text: "export function ok(): void {}\nexport function bad( {\n  return 1;\n}\n", line: 2 },
+    broken: { text: "export function ok(): void {}\nexport function bad( {\n  return 1;\n}\n", line: 3 },
   },
   {
     language: "TSX",
@@ -52,7 +52,7 @@ export const CASES: LanguageCase[] = [
     text: "package widget\n\ntype Widget struct {\n\tN int\n}\n\nfunc (w *Widget) Make() int {\n\treturn w.N\n}\n\nfunc RenderAll(items []Widget) int {\n\treturn items[0].Make()\n}\n\nvar _ = RenderAll(nil)\n",
     definitions: { Widget: 3, Make: 7, RenderAll: 11 },
     use: { name: "RenderAll", line: 15 },
-    broken: { text: "package widget\n\nfunc Ok() int {\n\treturn 1 +\n}\n", line: 5 },
+    broken: { text: "package widget\n\nfunc Ok() int {\n\treturn 1 +\n}\n", line: 4 },
   },
   {
     language: "Rust",
@@ -100,7 +100,7 @@ export const CASES: LanguageCase[] = [
     text: "module Shapes\n  class Widget\n    def make\n      Widget.new\n    end\n  end\nend\n\ndef render_all(items)\n  items.map(&:make)\nend\n\nrender_all([])\n",
     definitions: { Shapes: 1, Widget: 2, make: 3, render_all: 9 },
     use: { name: "render_all", line: 13 },
-    broken: { text: "def ok\n  1\nend\n\ndef bad(\n  [1, 2\nend\n", line: 7 },
+    broken: { text: "def ok\n  1\nend\n\ndef bad(\n  [1, 2\nend\n", line: 5 },
   },
   {
     language: "PHP",

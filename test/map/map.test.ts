@@ -80,6 +80,10 @@ test("a second build reads the cache and parses nothing; a changed file alone is
   // Touched but the same bytes: read and hashed, not parsed.
   utimesSync(files[0]!.real, new Date(), new Date(Date.now() + 5000));
   expect((await buildIndex(files, { cacheRoot: folder })).parsed).toBe(0);
+  // The same size, other bytes: parsed again.
+  writeFileSync(files[2]!.real, CASES[2]!.text.replace("renderAll", "renderAny"));
+  utimesSync(files[2]!.real, new Date(), new Date(Date.now() + 10_000));
+  expect((await buildIndex(files, { cacheRoot: folder })).parsed).toBe(1);
   writeFileSync(files[1]!.real, "export function Another() {}\n");
   const again = await buildIndex(files, { cacheRoot: folder });
   expect(again.parsed).toBe(1);

@@ -1,0 +1,96 @@
+import type { Mutant } from "../mutate.ts";
+
+/** The map's guards (src/map, the map tools, the syntax check over the map's parsers). */
+export const MUTANTS: Mutant[] = [
+  {
+    name: "a definition's name counted as a use of itself",
+    file: "src/map/tags.ts",
+    find: "if (named.has(node.startIndex)) continue;",
+    replace: "",
+    tests: ["test/map/map.test.ts"],
+  },
+  {
+    name: "a signature runs into the body",
+    file: "src/map/tags.ts",
+    find: "if (opens) taken[taken.length - 1] = taken[taken.length - 1]!.slice(0, opens.column);",
+    replace: "",
+    tests: ["test/map/map.test.ts"],
+  },
+  {
+    name: "an unchanged cache entry is parsed again",
+    file: "src/map/code-index.ts",
+    find: "if (before && before.digest === digest) return",
+    replace: "if (false) return",
+    tests: ["test/map/map.test.ts"],
+  },
+  {
+    name: "a stale cache entry is trusted by size alone",
+    file: "src/map/code-index.ts",
+    find: "if (before && before.size === stats.size && before.mtimeMs === stats.mtimeMs) return before;",
+    replace: "if (before && before.size === stats.size) return before;",
+    tests: ["test/map/map.test.ts"],
+  },
+  {
+    name: "the map is not cut to its budget",
+    file: "src/map/render.ts",
+    find: "estimateTokens(renderTop(ranked, count)) + 30 <= tokens",
+    replace: "true",
+    tests: ["test/map/map.test.ts"],
+  },
+  {
+    name: "a focus weighs nothing",
+    file: "src/map/repo-map.ts",
+    find: "for (const [path, tags] of index.files) if (tags.definitions.some((definition) => focusNames.has(definition.name))) focusFiles.add(path);",
+    replace: "",
+    tests: ["test/map/map.test.ts"],
+  },
+  {
+    name: "the map's path filter dropped",
+    file: "src/map/repo-map.ts",
+    find: ".filter((definition) => !under || definition.path === under || definition.path.startsWith(`${under}/`))",
+    replace: "",
+    tests: ["test/map/map.test.ts", "test/map/tools.test.ts"],
+  },
+  {
+    name: "references uncapped",
+    file: "src/tools/find_references.ts",
+    find: "hits.slice(0, MAX_REFERENCES)",
+    replace: "hits",
+    tests: ["test/map/tools.test.ts"],
+  },
+  {
+    name: "the map tools walk into node_modules and ignored folders",
+    file: "src/tools/map-files.ts",
+    find: "for (const entry of treeEntries(workspace, openTree(workspace, undefined))) {",
+    replace: 'for (const entry of (function* walk(dir: string, rel: string): Generator<{ path: string; real: string; folder: boolean }> { for (const d of require("node:fs").readdirSync(dir, { withFileTypes: true })) { const p = rel ? `${rel}/${d.name}` : d.name; const r = `${dir}/${d.name}`; if (d.isDirectory()) yield* walk(r, p); else yield { path: p, real: r, folder: false }; } })(workspace.root, "")) {',
+    tests: ["test/map/tools.test.ts"],
+  },
+  {
+    name: "a syntax error in a language the map parses is let through",
+    file: "src/tools/syntax.ts",
+    find: "const problem = await parseProblem(path, text);",
+    replace: "const problem = null as string | null;",
+    tests: ["test/map/syntax.test.ts"],
+  },
+  {
+    name: "an edit to a file already broken is refused",
+    file: "src/tools/syntax.ts",
+    find: "(before === null || !(await parseProblem(path, before)))",
+    replace: "true",
+    tests: ["test/map/syntax.test.ts"],
+  },
+  {
+    name: "a missing token is not a syntax error",
+    file: "src/map/parser.ts",
+    find: "if (node.isError || node.isMissing) return node;",
+    replace: "if (node.isError) return node;",
+    tests: ["test/map/syntax.test.ts"],
+  },
+  {
+    name: "the map's default budget ignores the window",
+    file: "src/map/map-config.ts",
+    find: "Math.min(MAX_DEFAULT_MAP_TOKENS, Math.floor(window * MAP_WINDOW_SHARE))",
+    replace: "MAX_DEFAULT_MAP_TOKENS",
+    tests: ["test/map/cli.test.ts"],
+  },
+];

@@ -93,4 +93,11 @@ export const MUTANTS: Mutant[] = [
     replace: "MAX_DEFAULT_MAP_TOKENS",
     tests: ["test/map/cli.test.ts"],
   },
+  {
+    name: "the kept map is served after a file changed",
+    file: "src/map/code-index.ts",
+    find: "hasher.update(`${file.path}\\0${entry.digest}\\n`);",
+    replace: "hasher.update(file.path);",
+    tests: ["test/map/map.test.ts"],
+  },
 ];

@@ -31,6 +31,8 @@ export interface CodeIndex {
   files: Map<string, FileTags>;
   /** How many files were parsed to build it (0 when the cache held them all). */
   parsed: number;
+  /** A digest of every file's path and digest: equal fingerprints, equal index. */
+  fingerprint: string;
 }
 
 export interface IndexOptions {
@@ -43,7 +45,8 @@ export async function buildIndex(files: MapFile[], options: IndexOptions = {}): 
   const cachePath = options.cacheRoot ? glassboxFolder(options.cacheRoot, "map", CACHE_NAME) : undefined;
   const cached = cachePath ? readCache(cachePath) : {};
   const next: Record<string, CachedFile> = {};
-  const index: CodeIndex = { files: new Map(), parsed: 0 };
+  const index: CodeIndex = { files: new Map(), parsed: 0, fingerprint: "" };
+  const hasher = new Bun.CryptoHasher("sha256").update(`v${CACHE_VERSION}\n`);
   let changed = false;
   for (const file of files) {
     const spec = languageOf(file.path);
@@ -53,7 +56,9 @@ export async function buildIndex(files: MapFile[], options: IndexOptions = {}): 
     if (entry !== cached[file.path]) changed = true;
     next[file.path] = entry;
     index.files.set(file.path, entry.tags);
+    hasher.update(`${file.path}\0${entry.digest}\n`);
   }
+  index.fingerprint = hasher.digest("hex").slice(0, 32);
   if (cachePath && (changed || Object.keys(cached).length !== Object.keys(next).length)) writeCache(cachePath, next);
   return index;
 }
@@ -80,6 +85,23 @@ async function entryFor(file: MapFile, spec: NonNullable<ReturnType<typeof langu
   return { digest, size: stats.size, mtimeMs: stats.mtimeMs, tags: await readTags(spec, bytes.toString("utf8")) };
 }
 
+const RENDERED_NAME = "last-map.json";
+
+/** The map last rendered in this workspace, when it was rendered for this same key (index fingerprint and request). */
+export function readRendered(cacheRoot: string, key: string): string | undefined {
+  try {
+    const saved = JSON.parse(readFileSync(glassboxFolder(cacheRoot, "map", RENDERED_NAME), "utf8")) as { key?: string; text?: string };
+    return saved.key === key && typeof saved.text === "string" ? saved.text : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Keeps one rendered map, so an unchanged repository asked the same again skips the ranking too. */
+export function writeRendered(cacheRoot: string, key: string, text: string): void {
+  writeWhole(glassboxFolder(cacheRoot, "map", RENDERED_NAME), JSON.stringify({ key, text }));
+}
+
 function readCache(path: string): Record<string, CachedFile> {
   if (!existsSync(path)) return {};
   try {
@@ -92,10 +114,14 @@ function readCache(path: string): Record<string, CachedFile> {
 
 /** Written whole to a temporary name and renamed, so a reader never sees half a cache. A failed write only costs the next run a parse. */
 function writeCache(path: string, files: Record<string, CachedFile>): void {
+  writeWhole(path, JSON.stringify({ version: CACHE_VERSION, files }));
+}
+
+function writeWhole(path: string, text: string): void {
   try {
     makeGlassboxFolder(join(path, ".."));
     const temporary = `${path}.${process.pid}.tmp`;
-    writeFileSync(temporary, JSON.stringify({ version: CACHE_VERSION, files }));
+    writeFileSync(temporary, text);
     renameSync(temporary, path);
   } catch {
     // A read-only or full disk: the map is still built, only not kept.

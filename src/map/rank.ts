@@ -22,44 +22,54 @@ const ITERATIONS = 25;
 const GENERIC_DEFINERS = 5;
 
 interface Edge {
-  from: string;
-  to: string;
+  /** Indexes into the index's files, in its order. */
+  from: number;
+  to: number;
   name: string;
   weight: number;
 }
 
 /** Every definition in the index, the most referred to first (ties: by path, then line). */
 export function rankDefinitions(index: CodeIndex, options: RankOptions = {}): RankedDefinition[] {
-  const definers = new Map<string, Set<string>>();
-  for (const [path, tags] of index.files) for (const definition of tags.definitions) (definers.get(definition.name) ?? definers.set(definition.name, new Set()).get(definition.name)!).add(path);
-  const edges = referenceEdges(index, definers, new Set(options.focusNames ?? []));
-  const fileRank = pageRank([...index.files.keys()], edges, new Set(options.focusFiles ?? []));
-  const outWeight = new Map<string, number>();
-  for (const edge of edges) outWeight.set(edge.from, (outWeight.get(edge.from) ?? 0) + edge.weight);
+  const paths = [...index.files.keys()];
+  const definers = new Map<string, number[]>();
+  paths.forEach((path, at) => {
+    for (const definition of index.files.get(path)!.definitions) {
+      const found = definers.get(definition.name) ?? definers.set(definition.name, []).get(definition.name)!;
+      if (found[found.length - 1] !== at) found.push(at);
+    }
+  });
+  const edges = referenceEdges(index, paths, definers, new Set(options.focusNames ?? []));
+  const focus = new Set(options.focusFiles ?? []);
+  const fileRank = pageRank(paths.length, edges, paths.map((path) => focus.has(path)));
+  const outWeight = new Float64Array(paths.length);
+  for (const edge of edges) outWeight[edge.from]! += edge.weight;
   const share = new Map<string, number>();
   for (const edge of edges) {
     const key = `${edge.to}\0${edge.name}`;
-    share.set(key, (share.get(key) ?? 0) + (fileRank.get(edge.from)! * edge.weight) / outWeight.get(edge.from)!);
+    share.set(key, (share.get(key) ?? 0) + (fileRank[edge.from]! * edge.weight) / outWeight[edge.from]!);
   }
   const ranked: RankedDefinition[] = [];
-  for (const [path, tags] of index.files) {
+  paths.forEach((path, at) => {
+    const { definitions } = index.files.get(path)!;
     // Definitions nobody uses still come in their file's order of rank, after every used one.
-    const floor = (fileRank.get(path)! * 1e-3) / Math.max(1, tags.definitions.length);
-    for (const definition of tags.definitions) ranked.push({ ...definition, path, rank: share.get(`${path}\0${definition.name}`) ?? floor });
-  }
+    const floor = (fileRank[at]! * 1e-3) / Math.max(1, definitions.length);
+    for (const definition of definitions) ranked.push({ ...definition, path, rank: share.get(`${at}\0${definition.name}`) ?? floor });
+  });
   return ranked.sort((a, b) => b.rank - a.rank || (a.path < b.path ? -1 : a.path > b.path ? 1 : a.line - b.line));
 }
 
-function referenceEdges(index: CodeIndex, definers: Map<string, Set<string>>, focusNames: Set<string>): Edge[] {
+function referenceEdges(index: CodeIndex, paths: string[], definers: Map<string, number[]>, focusNames: Set<string>): Edge[] {
   const edges: Edge[] = [];
-  for (const [from, tags] of index.files) {
-    for (const name in tags.references) {
+  paths.forEach((path, from) => {
+    const { references } = index.files.get(path)!;
+    for (const name in references) {
       const targets = definers.get(name);
       if (!targets) continue;
-      const weight = nameWeight(name, targets.size, focusNames) * Math.sqrt(tags.references[name]!.length);
+      const weight = nameWeight(name, targets.length, focusNames) * Math.sqrt(references[name]!.length);
       for (const to of targets) if (to !== from) edges.push({ from, to, name, weight });
     }
-  }
+  });
   return edges;
 }
 
@@ -75,30 +85,23 @@ function nameWeight(name: string, definers: number, focusNames: Set<string>): nu
   return weight;
 }
 
-/** Weighted PageRank; the random jump (and a file with no outgoing uses) lands on the focus files when there are any. */
-function pageRank(files: string[], edges: Edge[], focus: Set<string>): Map<string, number> {
-  const focused = files.filter((file) => focus.has(file));
-  const jump = new Map(files.map((file) => [file, focused.length ? (focus.has(file) ? 1 / focused.length : 0) : 1 / files.length]));
-  const out = new Map<string, Edge[]>();
-  const total = new Map<string, number>();
-  for (const edge of edges) {
-    (out.get(edge.from) ?? out.set(edge.from, []).get(edge.from)!).push(edge);
-    total.set(edge.from, (total.get(edge.from) ?? 0) + edge.weight);
-  }
-  let rank = new Map(jump);
+/** Weighted PageRank over files by index; the random jump (and a file with no outgoing uses) lands on the focus files when there are any. */
+function pageRank(count: number, edges: Edge[], focused: boolean[]): Float64Array {
+  const focusCount = focused.filter(Boolean).length;
+  const jump = Float64Array.from(focused, (isFocus) => (focusCount ? (isFocus ? 1 / focusCount : 0) : 1 / count));
+  const total = new Float64Array(count);
+  for (const edge of edges) total[edge.from]! += edge.weight;
+  // Each edge's share of its file's rank, worked out once.
+  const from = Int32Array.from(edges, (edge) => edge.from);
+  const to = Int32Array.from(edges, (edge) => edge.to);
+  const fraction = Float64Array.from(edges, (edge) => edge.weight / total[edge.from]!);
+  let rank = Float64Array.from(jump);
   for (let step = 0; step < ITERATIONS; step++) {
-    const next = new Map(files.map((file) => [file, 0]));
+    const next = new Float64Array(count);
     let dangling = 0;
-    for (const file of files) {
-      const mine = rank.get(file)!;
-      const leaving = out.get(file);
-      if (!leaving) {
-        dangling += mine;
-        continue;
-      }
-      for (const edge of leaving) next.set(edge.to, next.get(edge.to)! + (DAMPING * mine * edge.weight) / total.get(file)!);
-    }
-    for (const file of files) next.set(file, next.get(file)! + (1 - DAMPING + DAMPING * dangling) * jump.get(file)!);
+    for (let file = 0; file < count; file++) if (!total[file]) dangling += rank[file]!;
+    for (let edge = 0; edge < from.length; edge++) next[to[edge]!]! += DAMPING * rank[from[edge]!]! * fraction[edge]!;
+    for (let file = 0; file < count; file++) next[file]! += (1 - DAMPING + DAMPING * dangling) * jump[file]!;
     rank = next;
   }
   return rank;

@@ -2,7 +2,7 @@
 // definitions, a name's uses. The caller walks the workspace (the tree tools' walker) and hands
 // the files in; this folder never looks at the tree tools.
 import { readFileSync } from "node:fs";
-import { buildIndex, type CodeIndex, type MapFile } from "./code-index.ts";
+import { buildIndex, readRendered, writeRendered, type CodeIndex, type MapFile } from "./code-index.ts";
 import { rankDefinitions } from "./rank.ts";
 import { renderMap } from "./render.ts";
 
@@ -23,7 +23,17 @@ export interface MapRequest {
 /** The map as the model sees it, or a sentence when there is nothing to map. */
 export async function repoMap(files: MapFile[], request: MapRequest): Promise<string> {
   const index = await buildIndex(files, { cacheRoot: request.cacheRoot });
-  const focusFiles = new Set(request.touched ?? []);
+  const touched = [...(request.touched ?? [])];
+  const key = JSON.stringify([index.fingerprint, request.path ?? "", request.focus ?? [], touched, request.tokens]);
+  const saved = request.cacheRoot ? readRendered(request.cacheRoot, key) : undefined;
+  if (saved !== undefined) return saved;
+  const map = rankedMap(index, request, touched);
+  if (request.cacheRoot) writeRendered(request.cacheRoot, key, map);
+  return map;
+}
+
+function rankedMap(index: CodeIndex, request: MapRequest, touched: string[]): string {
+  const focusFiles = new Set(touched);
   const focusNames = new Set<string>();
   for (const focus of request.focus ?? []) {
     const asPath = focus.replace(/^\.\//, "");

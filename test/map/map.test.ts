@@ -89,3 +89,13 @@ test("a second build reads the cache and parses nothing; a changed file alone is
   expect(again.parsed).toBe(1);
   expect(again.files.get(files[1]!.path)!.definitions.map((definition) => definition.name)).toEqual(["Another"]);
 });
+
+test("an unchanged repository asked the same again gets the map kept in .glassbox/map/; a change or another request is ranked again", async () => {
+  const folder = mkdtempSync(join(root, "rendered-"));
+  const files = writeFiles(folder, { "a.py": "def first():\n    return 1\n" });
+  expect(await repoMap(files, { tokens: 1000, cacheRoot: folder })).toBe("a.py:\n  1: def first():");
+  expect(await repoMap(files, { tokens: 1000, cacheRoot: folder })).toBe("a.py:\n  1: def first():");
+  writeFileSync(files[0]!.real, "def second():\n    return 2\n");
+  expect(await repoMap(files, { tokens: 1000, cacheRoot: folder })).toBe("a.py:\n  1: def second():");
+  expect(await repoMap(files, { tokens: 1000, cacheRoot: folder, path: "b" })).toBe("No definitions found under `b` in files the map parses.");
+});

@@ -100,4 +100,11 @@ export const MUTANTS: Mutant[] = [
     replace: "hasher.update(file.path);",
     tests: ["test/map/map.test.ts"],
   },
+  {
+    name: "tree-sitter loaded at start",
+    file: "src/map/parser.ts",
+    find: "const loaded = new Map<LanguageSpec, Promise<LoadedLanguage>>();",
+    replace: "const loaded = new Map<LanguageSpec, Promise<LoadedLanguage>>();\nvoid loadRuntime();",
+    tests: ["test/map/tools.test.ts"],
+  },
 ];

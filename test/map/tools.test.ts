@@ -78,3 +78,17 @@ test("a request's fixed part (system prompt + tool definitions) stays at most 10
   console.log(`fixed part: ${prompt + definitions} bytes (system prompt ${prompt}, ${tools.length} tool definitions ${definitions}, of which the map's three ${map})`);
   expect(prompt + definitions).toBeLessThanOrEqual(10 * 1024);
 });
+
+test("start pays nothing for the parsers: offering the tools loads no tree-sitter; the first map does", async () => {
+  const script = [
+    `const { defaultTools } = await import(${JSON.stringify(join(import.meta.dir, "../../src/tools/index.ts"))});`,
+    `const { runtimeLoaded } = await import(${JSON.stringify(join(import.meta.dir, "../../src/map/parser.ts"))});`,
+    "defaultTools({});",
+    "const before = runtimeLoaded();",
+    `const { parseProblem } = await import(${JSON.stringify(join(import.meta.dir, "../../src/map/syntax.ts"))});`,
+    'await parseProblem("a.py", "x = 1\\n");',
+    "console.log(JSON.stringify([before, runtimeLoaded()]));",
+  ].join("\n");
+  const run = Bun.spawnSync([process.execPath, "-e", script], { stdout: "pipe", stderr: "pipe" });
+  expect(run.stdout.toString().trim()).toBe("[false,true]");
+});

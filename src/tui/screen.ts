@@ -2,6 +2,7 @@ import fs from "node:fs";
 import { blessed, type Widgets } from "./blessed.ts";
 import { drawEconomically } from "./cell-writer.ts";
 import { HANG_UPS } from "../platform/hang-ups.ts";
+import { separateEscapeKeys } from "./escape-keys.ts";
 
 /* The screen glassbox draws on: made with its settings, the terminal restored whatever ends it, signals' cleanups, frames drawn. */
 
@@ -88,6 +89,7 @@ export function createScreen(options: Widgets.IScreenOptions = {}): Widgets.Scre
     process.off("exit", restore);
   }
   drawEconomically(screen);
+  separateEscapeKeys(screen.program.input);
   // The caller destroying the screen itself ends our duty too.
   screen.once("destroy", () => {
     restored = true;

@@ -107,4 +107,18 @@ export const MUTANTS: Mutant[] = [
     replace: "const loaded = new Map<LanguageSpec, Promise<LoadedLanguage>>();\nvoid loadRuntime();",
     tests: ["test/map/tools.test.ts"],
   },
+  {
+    name: "the map layer left out of the run's prompt",
+    file: "src/session/map-layer.ts",
+    find: "yield* run(layer ? [...session.layers, layer] : session.layers);",
+    replace: "yield* run(session.layers);",
+    tests: ["test/map/layer.test.ts"],
+  },
+  {
+    name: "audit does not show the map layer",
+    file: "src/cli/audit.ts",
+    find: "const shown = map ? [...layers, map] : layers;",
+    replace: "const shown = layers;",
+    tests: ["test/map/layer.test.ts"],
+  },
 ];

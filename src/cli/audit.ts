@@ -5,6 +5,9 @@ import type { CliArgs } from "./args.ts";
 import { workspaceLayers } from "../session/session.ts";
 import { compareTools, formatToolFinding, hiddenFindings, type ListedTool } from "../mcp/pinning.ts";
 import { listingHub, workspaceServers } from "./mcp.ts";
+import { mapLayer } from "../session/map-layer.ts";
+import { loadConfig } from "../session/config.ts";
+import { Workspace } from "../files/workspace.ts";
 
 /**
  * `glassbox audit`: the prompt-layer inventory. --check exits 1 with one line per finding when
@@ -28,6 +31,9 @@ export async function audit(args: CliArgs, out: (line: string) => void = (line) 
       await hub.close();
     }
   }
+  // The map layer (config repo_map.layer) is shown and searched for hidden text, never pinned: it follows the code.
+  const map = await mapLayer(new Workspace(root), loadConfig(args.config, root).config);
+  const shown = map ? [...layers, map] : layers;
   switch (args.auditMode) {
     case "write-lock":
       writeFileSync(lockPath(root), lockText(layers, servers.length ? tools : undefined));
@@ -51,7 +57,7 @@ export async function audit(args: CliArgs, out: (line: string) => void = (line) 
         ...compareToLock(lock, layers).map(formatFinding),
         ...(lock.tools || tools.length ? compareTools(lock, tools).map(formatToolFinding) : []),
         ...hiddenFindings([
-          ...layers.map((layer) => ({ what: `layer ${layer.name}`, text: layer.text })),
+          ...shown.map((layer) => ({ what: `layer ${layer.name}`, text: layer.text })),
           ...tools.map((tool) => ({ what: `tool ${tool.name}`, text: JSON.stringify(tool.definition) })),
         ]),
       ];
@@ -60,12 +66,12 @@ export async function audit(args: CliArgs, out: (line: string) => void = (line) 
       return findings.length ? 1 : 0;
     }
     case "print":
-      table(layers, tools, out);
+      table(shown, tools, out);
       out("");
-      out(assemble(layers));
+      out(assemble(shown));
       return 0;
     default:
-      table(layers, tools, out);
+      table(shown, tools, out);
       return 0;
   }
 }

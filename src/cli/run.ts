@@ -1,3 +1,4 @@
+import { mapLayer } from "../session/map-layer.ts";
 import { redact } from "../trace/redact.ts";
 import { HANG_UPS } from "../platform/hang-ups.ts";
 import { INSECURE_TLS_WARNING } from "../model/access.ts";
@@ -61,7 +62,8 @@ function stopOnSignals(interrupt: AbortController): () => void {
 async function runSession(args: CliArgs, session: Session, saved: SavedSession, signal: AbortSignal, out: (line: string) => void): Promise<number> {
   if (args.showPrompt) {
     // With --json, stdout stays JSON Lines: the prompt for the person goes to stderr.
-    const show = assembleMarked(session.layers);
+    const map = await mapLayer(session.workspace, session.config);
+    const show = assembleMarked(map ? [...session.layers, map] : session.layers);
     if (args.json) console.error(show);
     else out(show);
   }

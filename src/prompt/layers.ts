@@ -7,9 +7,10 @@ import base from "../../prompts/00-base.md" with { type: "text" };
 /**
  * Where a layer came from: `builtin` (shipped in glassbox's prompts/), `file` (the workspace's
  * prompts/*.md), `workspace` (the workspace's AGENTS.md), `server` (a connected server's
- * instructions in servers.json).
+ * instructions in servers.json), `map` (the map of the code, built at each run's start when
+ * config `repo_map.layer` asks for it).
  */
-export type LayerOrigin = "builtin" | "file" | "workspace" | "server";
+export type LayerOrigin = "builtin" | "file" | "workspace" | "server" | "map";
 
 /** One named piece of the system prompt, with where it came from and a digest to pin it by. */
 export interface PromptLayer {

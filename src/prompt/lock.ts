@@ -10,7 +10,7 @@ const LockSchema = builtOnFirstParse(() =>
   z
     .object({
       version: z.literal(1),
-      layers: z.array(z.object({ name: z.string(), origin: z.enum(["builtin", "file", "workspace", "server"]), digest: z.string() }).strict()),
+      layers: z.array(z.object({ name: z.string(), origin: z.enum(["builtin", "file", "workspace", "server", "map"]), digest: z.string() }).strict()),
       /** Each MCP tool's whole definition, pinned by digest (absent in locks written before MCP). */
       tools: z.array(z.object({ name: z.string(), server: z.string(), digest: z.string() }).strict()).optional(),
     })

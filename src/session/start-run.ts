@@ -10,6 +10,7 @@ import { normalJit } from "../platform/jit.ts";
 import { removeKilledWriteLeftovers } from "../files/temporary-files.ts";
 import { ChangeJournal } from "../files/journal.ts";
 import type { Session } from "./session.ts";
+import { withMapLayer } from "./map-layer.ts";
 import type { SavedSession } from "./store.ts";
 
 /* Recording a run: the session's run started, every event logged before anyone sees it, the plan saved, a full disk said. */
@@ -41,11 +42,11 @@ export function startRun(session: Session, task: string, signal?: AbortSignal, s
   removeKilledWriteLeftovers(session.workspace.root);
   session.checkpoint.journal = new ChangeJournal(session.workspace.root, runId);
   const diskFull = new DiskFullWatch(session.workspace.root);
-  const events = logged(log, session, runId, diskFull, runAgent({
+  const events = logged(log, session, runId, diskFull, withMapLayer(session, (layers) => runAgent({
     runId,
     task: firstMessage,
-    systemPrompt: assemble(session.layers),
-    promptLayers: session.layers.map(({ name, origin, digest }) => ({ name, origin, digest })),
+    systemPrompt: assemble(layers),
+    promptLayers: layers.map(({ name, origin, digest }) => ({ name, origin, digest })),
     model: session.model,
     checkpoint: session.checkpoint,
     offerTools: session.offerTools,
@@ -65,7 +66,7 @@ export function startRun(session: Session, task: string, signal?: AbortSignal, s
     context: saved?.context,
     summarizeFirst,
     signal: signal ? AbortSignal.any([signal, diskFull.signal]) : diskFull.signal,
-  }));
+  })));
   return { runId, logPath: log.path, events: saved ? saved.save(runId, events) : events };
 }
 

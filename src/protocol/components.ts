@@ -19,8 +19,10 @@ export const ComponentsSchema = z
     guarded_edits: z.boolean().default(true),
     /** Each tool result clipped to `max_result_chars`. */
     observation_caps: z.boolean().default(true),
-    /** The map's tools: `repo_map`, `find_symbol`, `find_references`. */
+    /** The map's tools: `repo_map`, `find_symbol`, `find_references` (false: none of the three). */
     repo_map: z.boolean().default(true),
+    /** `find_symbol` and `find_references`, beside `repo_map`. */
+    symbol_tools: z.boolean().default(true),
   })
   .strict();
 

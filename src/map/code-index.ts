@@ -21,7 +21,7 @@ interface CachedFile {
 }
 
 /** Bump when the queries or the tags' shape change: an old cache is then read as empty. */
-const CACHE_VERSION = 1;
+const CACHE_VERSION = 3;
 const CACHE_NAME = "tags.json";
 /** Larger files are generated or minified: no reading for a map. */
 export const MAX_MAPPED_BYTES = 512 * 1024;

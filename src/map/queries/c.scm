@@ -6,3 +6,4 @@
 (enum_specifier name: (type_identifier) @name body: (_)) @definition.type
 (type_definition declarator: (type_identifier) @name) @definition.type
 (preproc_function_def name: (identifier) @name) @definition.function
+(function_definition declarator: (pointer_declarator declarator: (pointer_declarator declarator: (function_declarator declarator: (identifier) @name)))) @definition.function

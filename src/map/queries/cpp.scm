@@ -12,3 +12,7 @@
 (alias_declaration name: (type_identifier) @name) @definition.type
 (namespace_definition name: (namespace_identifier) @name) @definition.module
 (preproc_function_def name: (identifier) @name) @definition.function
+(function_definition declarator: (pointer_declarator declarator: (function_declarator declarator: (field_identifier) @name))) @definition.method
+(function_definition declarator: (reference_declarator (function_declarator declarator: [(identifier) (field_identifier)] @name))) @definition.function
+(function_definition declarator: (function_declarator declarator: (template_function name: (identifier) @name))) @definition.function
+(function_definition declarator: (function_declarator declarator: (qualified_identifier name: (template_function name: (identifier) @name)))) @definition.method

@@ -121,4 +121,25 @@ export const MUTANTS: Mutant[] = [
     replace: "const shown = layers;",
     tests: ["test/map/layer.test.ts"],
   },
+  {
+    name: "the symbol tools offered when switched off",
+    file: "src/tools/index.ts",
+    find: "const symbols = components.symbol_tools ? [findSymbol, findReferences] : [];",
+    replace: "const symbols = [findSymbol, findReferences];",
+    tests: ["test/map/arms.test.ts"],
+  },
+  {
+    name: "the map's tools offered when switched off",
+    file: "src/tools/index.ts",
+    find: "const map = components.repo_map ? [makeRepoMap(mapTokens, touched), ...symbols] : [];",
+    replace: "const map = [makeRepoMap(mapTokens, touched), ...symbols];",
+    tests: ["test/map/arms.test.ts", "test/map/tools.test.ts"],
+  },
+  {
+    name: "a member assigned a function is no definition",
+    file: "src/map/queries/javascript.scm",
+    find: "(assignment_expression left: (member_expression property: (property_identifier) @name) right: [(arrow_function) (function_expression)]) @definition.function\n",
+    replace: "",
+    tests: ["test/map/map.test.ts"],
+  },
 ];

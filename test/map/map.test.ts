@@ -99,3 +99,13 @@ test("an unchanged repository asked the same again gets the map kept in .glassbo
   expect(await repoMap(files, { tokens: 1000, cacheRoot: folder })).toBe("a.py:\n  1: def second():");
   expect(await repoMap(files, { tokens: 1000, cacheRoot: folder, path: "b" })).toBe("No definitions found under `b` in files the map parses.");
 });
+
+test("JavaScript's other ways to define a function: var, a member assigned, a named expression, an object's method", async () => {
+  const folder = mkdtempSync(join(root, "js-"));
+  const files = writeFiles(folder, {
+    "lib/request.js": 'var legacy = function () {};\nreq.accepts = function (type) {\n  return type;\n};\ndefineGetter(req, "host", function host() {});\nmodule.exports = { index: function (req) {} };\n',
+  });
+  const found = await Promise.all(["legacy", "accepts", "host", "index"].map(async (name) => (await findSymbol(files, name)).map((hit) => hit.line)));
+  expect(found).toEqual([[1], [2], [5], [6]]);
+  expect((await findSymbol(files, "accepts"))[0]!.text).toBe("req.accepts = function (type) {");
+});

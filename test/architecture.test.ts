@@ -134,6 +134,13 @@ test("no files of src/ import each other in a circle, type-only imports included
   expect(fileCycles(EDGES)).toEqual([]);
 });
 
+test("the vocabulary floor, src/protocol/, imports nothing else of the project", () => {
+  const outside = [...EDGES].flatMap(([from, targets]) =>
+    folderOf(from) === "protocol" ? targets.filter((to) => folderOf(to) !== "protocol").map((to) => `${relative(ROOT, from)} -> ${relative(ROOT, to)}`) : [],
+  );
+  expect(outside).toEqual([]);
+});
+
 test(`no function in src/ is longer than ${MAX_FUNCTION_LINES} lines`, () => {
   expect(longFunctions(MAX_FUNCTION_LINES)).toEqual([]);
 });

@@ -14,7 +14,7 @@ const IDLE_COLLECT_MS = 1000;
 
 /** What a run does to the rest of the TUI, injected so the lifecycle is tested without a terminal. */
 export interface RunEffects {
-  /** Starts a run of the session (session.ts's startRun). */
+  /** Starts a run of the session (start-run.ts's startRun). */
   start(task: string, signal: AbortSignal, saved: SavedSession, summarizeFirst: boolean): StartedRun;
   /** Asks the person yes or no (the approval modal). */
   confirm(title: string, question: string, lines: string[]): Promise<boolean>;

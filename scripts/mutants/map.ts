@@ -142,4 +142,11 @@ export const MUTANTS: Mutant[] = [
     replace: "",
     tests: ["test/map/map.test.ts"],
   },
+  {
+    name: "definitions uncapped",
+    file: "src/tools/find_symbol.ts",
+    find: "hits.slice(0, MAX_DEFINITIONS)",
+    replace: "hits",
+    tests: ["test/map/tools.test.ts"],
+  },
 ];

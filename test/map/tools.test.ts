@@ -20,7 +20,7 @@ beforeAll(() => {
     "node_modules/dep/index.js": "function renderAll() {}\nrenderAll();\n",
     ...Object.fromEntries(CASES.map((one) => [one.path, one.text])),
   };
-  for (let i = 0; i < 60; i++) files[`many/m${i}.py`] = "from pkg.widget import render_all\nrender_all([])\n";
+  for (let i = 0; i < 60; i++) files[`many/m${i}.py`] = "from pkg.widget import render_all\nrender_all([])\n\ndef setup():\n    pass\n";
   for (const [path, text] of Object.entries(files)) {
     mkdirSync(dirname(join(root, path)), { recursive: true });
     writeFileSync(join(root, path), text);
@@ -38,6 +38,9 @@ test("find_symbol: each definition as path:line: signature, in every language; i
     "src/widget.rs:11: pub fn render_all() -> Widget",
   ]);
   expect((await gate(root).call("find_symbol", { name: "render" })).content).toBe('No definition of "render" in files the map parses.');
+  const many = (await gate(root).call("find_symbol", { name: "setup" })).content.split("\n");
+  expect(many).toHaveLength(51);
+  expect(many.at(-1)).toBe("[60 definitions in all, 10 not shown: repo_map with a path narrows]");
 });
 
 test("find_references: uses only, with the line, scoped Type::make( calls included, capped like search results", async () => {

@@ -14,6 +14,12 @@ declare module "*.wasm" {
   export default path;
 }
 
+/** A gzipped tree-sitter grammar, imported `with { type: "file" }`: its path. */
+declare module "*.wasm.gz" {
+  const path: string;
+  export default path;
+}
+
 /** A tree-sitter query, imported `with { type: "text" }`. */
 declare module "*.scm" {
   const text: string;

@@ -1,20 +1,21 @@
-// The languages the map parses: each grammar's wasm file (embedded in the binary: a
-// `type: "file"` import is a path, under $bunfs inside the binary, the package's own file when
-// run from source), its tags query (data, in queries/), and the node types that name a use.
+// The languages the map parses: each grammar's wasm file, gzipped (grammars/, packed from the
+// grammar packages by scripts/pack-grammars.ts; embedded in the binary: a `type: "file"` import
+// is a path, under $bunfs inside the binary), its tags query (data, in queries/), and the node
+// types that name a use.
 // Importing this file costs a few strings; nothing is read or compiled until a parser is asked for.
 import runtimeWasm from "web-tree-sitter/web-tree-sitter.wasm" with { type: "file" };
-import typescriptWasm from "tree-sitter-typescript/tree-sitter-typescript.wasm" with { type: "file" };
-import tsxWasm from "tree-sitter-typescript/tree-sitter-tsx.wasm" with { type: "file" };
-import javascriptWasm from "tree-sitter-javascript/tree-sitter-javascript.wasm" with { type: "file" };
-import pythonWasm from "tree-sitter-python/tree-sitter-python.wasm" with { type: "file" };
-import goWasm from "tree-sitter-go/tree-sitter-go.wasm" with { type: "file" };
-import rustWasm from "tree-sitter-rust/tree-sitter-rust.wasm" with { type: "file" };
-import javaWasm from "tree-sitter-java/tree-sitter-java.wasm" with { type: "file" };
-import cWasm from "tree-sitter-c/tree-sitter-c.wasm" with { type: "file" };
-import cppWasm from "tree-sitter-cpp/tree-sitter-cpp.wasm" with { type: "file" };
-import csharpWasm from "tree-sitter-c-sharp/tree-sitter-c_sharp.wasm" with { type: "file" };
-import rubyWasm from "tree-sitter-ruby/tree-sitter-ruby.wasm" with { type: "file" };
-import phpWasm from "tree-sitter-php/tree-sitter-php.wasm" with { type: "file" };
+import typescriptWasm from "./grammars/typescript.wasm.gz" with { type: "file" };
+import tsxWasm from "./grammars/tsx.wasm.gz" with { type: "file" };
+import javascriptWasm from "./grammars/javascript.wasm.gz" with { type: "file" };
+import pythonWasm from "./grammars/python.wasm.gz" with { type: "file" };
+import goWasm from "./grammars/go.wasm.gz" with { type: "file" };
+import rustWasm from "./grammars/rust.wasm.gz" with { type: "file" };
+import javaWasm from "./grammars/java.wasm.gz" with { type: "file" };
+import cWasm from "./grammars/c.wasm.gz" with { type: "file" };
+import cppWasm from "./grammars/cpp.wasm.gz" with { type: "file" };
+import csharpWasm from "./grammars/csharp.wasm.gz" with { type: "file" };
+import rubyWasm from "./grammars/ruby.wasm.gz" with { type: "file" };
+import phpWasm from "./grammars/php.wasm.gz" with { type: "file" };
 import typescriptTags from "./queries/typescript.scm" with { type: "text" };
 import javascriptTags from "./queries/javascript.scm" with { type: "text" };
 import pythonTags from "./queries/python.scm" with { type: "text" };
@@ -32,6 +33,7 @@ export const RUNTIME_WASM: string = runtimeWasm;
 export interface LanguageSpec {
   /** A name for messages and tests. */
   name: string;
+  /** The grammar's wasm, gzipped. */
   wasm: string;
   /** Definitions: `@name` on the defined name, `@definition.KIND` on the whole definition. */
   tags: string;

@@ -1,5 +1,6 @@
 // tree-sitter, loaded on first use: the runtime module and its wasm when the first file is parsed,
 // each grammar when the first file of its language is. Start and idle memory pay nothing for it.
+import { readFileSync } from "node:fs";
 import type { Language, Node, Parser, Query } from "web-tree-sitter";
 import { RUNTIME_WASM, type LanguageSpec } from "./languages.ts";
 
@@ -30,7 +31,7 @@ export function loadLanguage(spec: LanguageSpec): Promise<LoadedLanguage> {
   if (!found) {
     found = (async () => {
       const { Parser, Language, Query } = await loadRuntime();
-      const language: Language = await Language.load(spec.wasm);
+      const language: Language = await Language.load(Bun.gunzipSync(readFileSync(spec.wasm)));
       const parser = new Parser();
       parser.setLanguage(language);
       const references = new Query(language, `[${spec.references.map((type) => `(${type})`).join(" ")}] @reference`);

@@ -23,6 +23,8 @@ interface CachedFile {
 /** Bump when the queries or the tags' shape change: an old cache is then read as empty. */
 const CACHE_VERSION = 3;
 const CACHE_NAME = "tags.json";
+/** Files parsed between two turns of the event loop. */
+const YIELD_EVERY = 20;
 /** Larger files are generated or minified: no reading for a map. */
 export const MAX_MAPPED_BYTES = 512 * 1024;
 
@@ -81,7 +83,8 @@ async function entryFor(file: MapFile, spec: NonNullable<ReturnType<typeof langu
   if (bytes.includes(0)) return undefined;
   const digest = Bun.hash(bytes).toString(16);
   if (before && before.digest === digest) return { ...before, size: stats.size, mtimeMs: stats.mtimeMs };
-  index.parsed++;
+  // Parsing is synchronous: every few files the event loop gets a turn (the TUI keeps drawing, Esc is heard).
+  if (++index.parsed % YIELD_EVERY === 0) await new Promise((resolve) => setImmediate(resolve));
   return { digest, size: stats.size, mtimeMs: stats.mtimeMs, tags: await readTags(spec, bytes.toString("utf8")) };
 }
 

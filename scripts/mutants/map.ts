@@ -149,4 +149,11 @@ export const MUTANTS: Mutant[] = [
     replace: "hits",
     tests: ["test/map/tools.test.ts"],
   },
+  {
+    name: "a cold map holds the event loop until it is done",
+    file: "src/map/code-index.ts",
+    find: "if (++index.parsed % YIELD_EVERY === 0) await new Promise((resolve) => setImmediate(resolve));",
+    replace: "++index.parsed;",
+    tests: ["test/map/map.test.ts"],
+  },
 ];

@@ -109,3 +109,20 @@ test("JavaScript's other ways to define a function: var, a member assigned, a na
   expect(found).toEqual([[1], [2], [5], [6]]);
   expect((await findSymbol(files, "accepts"))[0]!.text).toBe("req.accepts = function (type) {");
 });
+
+test("a cold build lets the event loop run while it parses (the TUI keeps drawing)", async () => {
+  const folder = mkdtempSync(join(root, "turns-"));
+  const files = writeFiles(folder, Object.fromEntries(Array.from({ length: 60 }, (_, i) => [`m${i}.py`, `def f${i}():\n    return ${i}\n`])));
+  await buildIndex(files.slice(0, 1)); // Python's parser loaded: what follows is parsing alone.
+  let turns = 0;
+  let done = false;
+  const turn = (): void => {
+    if (done) return;
+    turns++;
+    setImmediate(turn);
+  };
+  setImmediate(turn);
+  await buildIndex(files);
+  done = true;
+  expect(turns).toBeGreaterThanOrEqual(2);
+});

@@ -20,6 +20,13 @@ const DAMPING = 0.85;
 const ITERATIONS = 25;
 /** A name defined in more files than this is generic (`get`, `init`): its uses say little. */
 const GENERIC_DEFINERS = 5;
+/**
+ * A name used in more files than this share of them (and at least UBIQUITOUS_USERS) is a word
+ * everything says (`name`, `length`, `toString`, `args`): its uses say little of its definitions.
+ */
+const UBIQUITOUS_SHARE = 0.1;
+const UBIQUITOUS_USERS = 10;
+const KEPT_BACK = 1;
 
 interface Edge {
   /** Indexes into the index's files, in its order. */
@@ -42,7 +49,9 @@ export function rankDefinitions(index: CodeIndex, options: RankOptions = {}): Ra
   const edges = referenceEdges(index, paths, definers, new Set(options.focusNames ?? []));
   const focus = new Set(options.focusFiles ?? []);
   const fileRank = pageRank(paths.length, edges, paths.map((path) => focus.has(path)));
-  const outWeight = new Float64Array(paths.length);
+  // Each file's rank is shared among the names it uses by weight, with a weight of 1 kept back: a
+  // file that only says `toString` gives it a fiftieth of its rank, not all of it.
+  const outWeight = new Float64Array(paths.length).fill(KEPT_BACK);
   for (const edge of edges) outWeight[edge.from]! += edge.weight;
   const share = new Map<string, number>();
   for (const edge of edges) {
@@ -60,13 +69,17 @@ export function rankDefinitions(index: CodeIndex, options: RankOptions = {}): Ra
 }
 
 function referenceEdges(index: CodeIndex, paths: string[], definers: Map<string, number[]>, focusNames: Set<string>): Edge[] {
+  const users = new Map<string, number>();
+  for (const path of paths) for (const name in index.files.get(path)!.references) if (definers.has(name)) users.set(name, (users.get(name) ?? 0) + 1);
+  const ubiquitous = Math.max(UBIQUITOUS_USERS, paths.length * UBIQUITOUS_SHARE);
   const edges: Edge[] = [];
   paths.forEach((path, from) => {
     const { references } = index.files.get(path)!;
     for (const name in references) {
       const targets = definers.get(name);
       if (!targets) continue;
-      const weight = nameWeight(name, targets.length, focusNames) * Math.sqrt(references[name]!.length);
+      const common = users.get(name)! > ubiquitous ? 0.02 : 1;
+      const weight = common * nameWeight(name, targets.length, focusNames) * Math.sqrt(references[name]!.length);
       for (const to of targets) if (to !== from) edges.push({ from, to, name, weight });
     }
   });

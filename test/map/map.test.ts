@@ -126,3 +126,16 @@ test("a cold build lets the event loop run while it parses (the TUI keeps drawin
   done = true;
   expect(turns).toBeGreaterThanOrEqual(2);
 });
+
+test("a word every file says (`name`) does not outrank a definition a few files really use", async () => {
+  const folder = mkdtempSync(join(root, "ubiquitous-"));
+  const files: Record<string, string> = {
+    "core.py": "def parse_config(text):\n    return text\n",
+    "common.py": "def name():\n    return 'x'\n",
+    "a.py": "from core import parse_config\nparse_config('a')\n",
+    "b.py": "from core import parse_config\nparse_config('b')\n",
+  };
+  for (let i = 0; i < 30; i++) files[`user${i}.py`] = `print(thing${i}.name)\n`;
+  const map = await repoMap(writeFiles(folder, files), { tokens: 10_000 });
+  expect(map.split("\n")[0]).toBe("core.py:");
+});

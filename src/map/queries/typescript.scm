@@ -10,9 +10,10 @@
 (type_alias_declaration name: (type_identifier) @name) @definition.type
 (enum_declaration name: (identifier) @name) @definition.type
 (module name: (identifier) @name) @definition.module
-(lexical_declaration (variable_declarator name: (identifier) @name value: [(arrow_function) (function_expression)])) @definition.function
-(variable_declaration (variable_declarator name: (identifier) @name value: [(arrow_function) (function_expression)])) @definition.function
-(assignment_expression left: (member_expression property: (property_identifier) @name) right: [(arrow_function) (function_expression)]) @definition.function
+(program (lexical_declaration (variable_declarator name: (identifier) @name value: [(arrow_function) (function_expression)])) @definition.function)
+(program (variable_declaration (variable_declarator name: (identifier) @name value: [(arrow_function) (function_expression)])) @definition.function)
+(assignment_expression left: (member_expression property: (property_identifier) @name) right: (function_expression)) @definition.function
+(program (expression_statement (assignment_expression left: (member_expression property: (property_identifier) @name) right: (arrow_function)) @definition.function))
 (export_statement (lexical_declaration (variable_declarator name: (identifier) @name)) @definition.constant)
 (function_expression name: (identifier) @name) @definition.function
-(pair key: (property_identifier) @name value: [(arrow_function) (function_expression)]) @definition.method
+(pair key: (property_identifier) @name value: (function_expression)) @definition.method

@@ -30,7 +30,6 @@ interface ChildResult {
   maxRssKb: number;
   files: number;
   definitions: number;
-  parsed: number;
   tokens: number;
   budget: number;
 }
@@ -45,9 +44,7 @@ async function child(root: string, budget: number): Promise<void> {
   const index = await buildIndex(files, { cacheRoot: root });
   let definitions = 0;
   for (const tags of index.files.values()) definitions += tags.definitions.length;
-  const result: ChildResult = { ms, maxRssKb: process.resourceUsage().maxRSS, files: index.files.size, definitions, parsed: 0, tokens: estimateTokens(map), budget };
-  // How many the timed build parsed: the cache was cold when none of it existed before.
-  result.parsed = Number(process.env.BENCH_COLD) ? index.files.size : 0;
+  const result: ChildResult = { ms, maxRssKb: process.resourceUsage().maxRSS, files: index.files.size, definitions, tokens: estimateTokens(map), budget };
   console.log(JSON.stringify(result));
 }
 
@@ -59,7 +56,7 @@ function runChild(root: string, budget: number, start: Start): ChildResult & { w
   if (cold) rmSync(join(root, ".glassbox"), { recursive: true, force: true });
   if (start === "ranked") rmSync(join(root, ".glassbox", "map", "last-map.json"), { force: true });
   const started = performance.now();
-  const run = Bun.spawnSync([process.execPath, import.meta.path, "--child", root, String(budget)], { env: { ...process.env, BENCH_COLD: cold ? "1" : "0" }, stdout: "pipe", stderr: "pipe" });
+  const run = Bun.spawnSync([process.execPath, import.meta.path, "--child", root, String(budget)], { stdout: "pipe", stderr: "pipe" });
   const wallMs = performance.now() - started;
   if (run.exitCode !== 0) throw new Error(`the map's child failed: ${run.stderr.toString()}`);
   return { ...(JSON.parse(run.stdout.toString().trim().split("\n").at(-1)!) as ChildResult), wallMs };

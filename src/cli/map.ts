@@ -14,7 +14,7 @@ import { mapFiles } from "../tools/map-files.ts";
 export async function printMap(args: CliArgs, out: (text: string) => void = (text) => console.log(text)): Promise<number> {
   const workspace = new Workspace(workspaceRoot(args.workspace));
   const { config } = loadConfig(args.config, workspace.root);
-  const under = args.task === null ? undefined : workspace.resolve(args.task, "PATH").relative;
+  const under = args.task === null ? undefined : workspace.resolve(args.task, "PATH").relative.split(/[\\/]/).join("/");
   const tokens = args.mapTokens ?? mapTokens(config.repo_map, windowOf(config.model_options));
   out(await repoMap(mapFiles(workspace), { cacheRoot: workspace.root, path: under === "." ? undefined : under, focus: args.focus, tokens }));
   return 0;

@@ -16,7 +16,8 @@ export function makeRepoMap(tokens: number, touched?: TouchedFiles) {
       .strict(),
     needsApproval: false,
     async plan(args, { workspace }) {
-      const under = args.path === undefined ? undefined : workspace.resolve(args.path, "path").relative;
+      // Workspace-relative with forward slashes, as the map's paths are (Windows included).
+      const under = args.path === undefined ? undefined : workspace.resolve(args.path, "path").relative.split(/[\\/]/).join("/");
       return {
         target: under ?? ".",
         execute: () => repoMap(mapFiles(workspace), { cacheRoot: workspace.root, path: under === "." ? undefined : under, focus: args.focus, touched: touched?.list(), tokens }),

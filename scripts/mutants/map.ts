@@ -170,4 +170,11 @@ export const MUTANTS: Mutant[] = [
     replace: "new Float64Array(paths.length)",
     tests: ["test/map/map.test.ts"],
   },
+  {
+    name: "a file named in focus is not put first",
+    file: "src/map/repo-map.ts",
+    find: "if (named.size) ranked.sort((a, b) => Number(named.has(b.path)) - Number(named.has(a.path)));",
+    replace: "",
+    tests: ["test/map/map.test.ts"],
+  },
 ];

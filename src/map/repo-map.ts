@@ -35,15 +35,18 @@ export async function repoMap(files: MapFile[], request: MapRequest): Promise<st
 function rankedMap(index: CodeIndex, request: MapRequest, touched: string[]): string {
   const focusFiles = new Set(touched);
   const focusNames = new Set<string>();
+  // Files named in `focus` come first in the map; the walk also leans toward what they use.
+  const named = new Set<string>();
   for (const focus of request.focus ?? []) {
     const asPath = focus.replace(/^\.\//, "");
     const matching = [...index.files.keys()].filter((path) => path === asPath || path.endsWith(`/${asPath}`));
-    if (matching.length) for (const path of matching) focusFiles.add(path);
+    if (matching.length) for (const path of matching) focusFiles.add(path), named.add(path);
     else focusNames.add(focus);
   }
   for (const [path, tags] of index.files) if (tags.definitions.some((definition) => focusNames.has(definition.name))) focusFiles.add(path);
   const under = (request.path ?? "").replace(/^\.\/?/, "").replace(/\/$/, "");
   const ranked = rankDefinitions(index, { focusFiles, focusNames }).filter((definition) => !under || definition.path === under || definition.path.startsWith(`${under}/`));
+  if (named.size) ranked.sort((a, b) => Number(named.has(b.path)) - Number(named.has(a.path)));
   const map = renderMap(ranked, request.tokens);
   return map || `No definitions found${under ? ` under \`${under}\`` : ""} in files the map parses.`;
 }

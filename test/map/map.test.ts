@@ -139,3 +139,16 @@ test("a word every file says (`name`) does not outrank a definition a few files 
   const map = await repoMap(writeFiles(folder, files), { tokens: 10_000 });
   expect(map.split("\n")[0]).toBe("core.py:");
 });
+
+test("a file named in focus comes first in the map", async () => {
+  const folder = mkdtempSync(join(root, "focus-file-"));
+  const files = writeFiles(folder, {
+    "core.py": "def parse_config(text):\n    return text\n",
+    "a.py": "from core import parse_config\nparse_config('a')\n",
+    "b.py": "from core import parse_config\nparse_config('b')\n",
+    "docs/tool.py": "from core import parse_config\n\ndef lonely_helper():\n    return parse_config('x')\n",
+  });
+  // Without the file first, what it uses (core.py) would lead: the walk starts at the focus.
+  const map = (await repoMap(files, { tokens: 10_000, focus: ["tool.py"] })).split("\n");
+  expect(map.slice(0, 3)).toEqual(["docs/tool.py:", "  3: def lonely_helper():", "core.py:"]);
+});

@@ -177,4 +177,11 @@ export const MUTANTS: Mutant[] = [
     replace: "",
     tests: ["test/map/map.test.ts"],
   },
+  {
+    name: "the TUI's prompt overlay leaves the map layer out",
+    file: "src/tui/app.ts",
+    find: "show(map ? [...this.session.layers, map] : this.session.layers)",
+    replace: "show(this.session.layers)",
+    tests: ["test/map/tui-layer.test.ts"],
+  },
 ];

@@ -1,7 +1,8 @@
 import { connectServers, openSession, type Session, type SessionArgs } from "../session/session.ts";
 import { startRun } from "../session/start-run.ts";
 import { openSaved, type SavedSession, type SessionChoice } from "../session/store.ts";
-import { assembleMarked } from "../prompt/layers.ts";
+import { assembleMarked, type PromptLayer } from "../prompt/layers.ts";
+import { mapLayer } from "../session/map-layer.ts";
 import { layerStates, readLock } from "../prompt/lock.ts";
 import { ApprovalModal } from "./approval-modal.ts";
 import { benchHook } from "./bench-hook.ts";
@@ -233,7 +234,10 @@ class TuiApp {
   }
 
   private showPrompt(): void {
-    this.overlay.show("system prompt", `${assembleMarked(this.session.layers)}\n(the model gets the plain join, without these markers)`);
+    const show = (layers: PromptLayer[]) => this.overlay.show("system prompt", `${assembleMarked(layers)}\n(the model gets the plain join, without these markers)`);
+    if (!this.session.config.repo_map.layer) return show(this.session.layers);
+    // The map layer a run would start with (built from the cache the last run left).
+    void mapLayer(this.session.workspace, this.session.config).then((map) => show(map ? [...this.session.layers, map] : this.session.layers));
   }
 
   /** `u`: the latest run that changed files, its files, y/n (src/tui/undo-prompt.ts). */

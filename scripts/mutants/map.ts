@@ -182,6 +182,6 @@ export const MUTANTS: Mutant[] = [
     file: "src/tui/app.ts",
     find: "show(map ? [...this.session.layers, map] : this.session.layers)",
     replace: "show(this.session.layers)",
-    tests: ["test/map/tui-layer.test.ts"],
+    tests: ["test/e2e/map-layer.test.ts"],
   },
 ];

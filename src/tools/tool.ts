@@ -41,6 +41,8 @@ export interface ToolPlan {
   sessionRule?: string | null;
   /** Facts for the person approving, one line each (a command's folder, sandbox, undo). */
   details?: string[];
+  /** Set by the checkpoint before execute: a read-only rule allowed the call, so it must not change the workspace. */
+  readOnly?: boolean;
 }
 
 export interface FileChange {

@@ -13,6 +13,7 @@ import { leftovers, unique } from "../helpers/processes.ts";
 import { makeRunCommand } from "../../src/tools/run_command.ts";
 import { defaultTools } from "../../src/tools/index.ts";
 import { DIRECT } from "../../src/sandbox/detect.ts";
+import { READ_ONLY_UNENFORCED } from "../../src/core/policy.ts";
 
 const BUN = process.execPath;
 const SECRET_NAME = "GLASSBOX_TEST_COMMAND_SECRET";
@@ -200,11 +201,18 @@ describe("rules and approval", () => {
     expect(existsSync(join(ws.root, "headless.txt"))).toBe(false);
   });
 
-  test("read-only git runs headless, with no rule and no one to ask", async () => {
-    const verdict = await gate(ws.root).call("run_command", { argv: ["git", "status", "--short"] });
-    expect(verdict.decision).toBe("allowed");
-    expect(verdict.content).toMatch(/^The command `git status --short` passed \(exit 0/);
-    expect(verdict.content).toContain("?? package.json");
+  test("with no sandbox, read-only git asks (nothing could keep it read-only), saying why; headless it is denied", async () => {
+    const { approver, requests } = recordingApprover("no");
+    await gate(ws.root, { approver }).call("run_command", { argv: ["git", "status", "--short"] });
+    expect(requests[0]!.why).toBe(`run_command:ro:git status* matches, but ${READ_ONLY_UNENFORCED}`);
+    expect((await gate(ws.root).call("run_command", { argv: ["git", "status", "--short"] })).decision).toBe("denied");
+  });
+
+  test("a read-only allow that reaches a command with no sandbox does not run it", async () => {
+    const allowed = await gate(ws.root, { sandboxed: true, allow: ["run_command:ro:touch *"] }).call("run_command", { argv: ["touch", "ro-unsandboxed.txt"] });
+    expect(allowed.decision).toBe("refused");
+    expect(allowed.content).toBe("Refused: The command `touch ro-unsandboxed.txt` was not run: a read-only rule allowed it, but no sandbox here can keep the workspace read-only; ask the user.");
+    expect(existsSync(join(ws.root, "ro-unsandboxed.txt"))).toBe(false);
   });
 
   test("git push and sudo are denied even under --allow run_command, and nothing runs", async () => {

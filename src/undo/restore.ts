@@ -24,6 +24,12 @@ export interface FilePlan {
   saved?: string;
   /** The permission bits the file had then. */
   mode?: number;
+  /**
+   * Plans the file again: a skip may no longer hold once the newer changes before it are undone
+   * (a command that replaced the folder `src` with a file: that file goes first, then `src/a.txt`
+   * can come back).
+   */
+  replan?: () => FilePlan;
   /** What it held then was a symbolic link (its text is in `saved`). */
   restoresLink?: boolean;
   target?: ResolvedPath;
@@ -60,7 +66,11 @@ export function planUndo(workspace: Workspace, runId: string): UndoPlan {
   const groups = [...byPath.values()].sort((a, b) => b.at(-1)!.seq - a.at(-1)!.seq);
   const pending = groups.filter((changes) => !handled.has(changes[0]!.path));
   if (groups.length && !pending.length) return { runId, files: [], alreadyUndone: journal.undos.at(-1)!, torn };
-  return { runId, files: pending.map((changes) => planFile(workspace, runId, changes, journal.unfinished)), alreadyUndone: null, torn };
+  const files = pending.map((changes) => {
+    const plan = () => planFile(workspace, runId, changes, journal.unfinished);
+    return { ...plan(), replan: plan };
+  });
+  return { runId, files, alreadyUndone: null, torn };
 }
 
 /**
@@ -98,7 +108,9 @@ function planFile(workspace: Workspace, runId: string, changes: ChangeEntry[], u
   const undo = first.before ? "restore" : "remove";
   const now = !target.stats ? null : target.stats.isSymbolicLink() ? digest(readlinkSync(target.real)) : digest(readFileSync(target.real));
   // Checked first: a file the run created and then deleted, or changed and changed back, needs nothing.
-  if (now === (first.before?.sha256 ?? null)) return { path, action: "unchanged", reason: "it is already as it was before the run", forceable: false, target };
+  // A command may change a file's mode alone (chmod): the same bytes with another mode are not as they were.
+  const sameMode = mode === undefined || !target.stats?.isFile() || (target.stats.mode & 0o7777) === mode;
+  if (now === (first.before?.sha256 ?? null) && sameMode) return { path, action: "unchanged", reason: "it is already as it was before the run", forceable: false, target };
   if (leftByRun(last, unfinished).includes(now)) return { path, action: undo, forceable: false, saved, mode, target, restoresLink };
   const since = now === null ? "deleted" : last.after_sha256 === null ? "created again" : "changed";
   return { ...skip(`it was ${since} since glassbox ${last.after_sha256 === null ? "removed" : "wrote"} it`, undo), saved, mode, target, restoresLink };
@@ -125,7 +137,8 @@ export function applyUndo(workspace: Workspace, runId: string, options: UndoOpti
   if (plan.alreadyUndone || !plan.files.length) return { plan, entry: null, log: null };
   const at = (options.now ?? new Date()).toISOString();
   const keptIn = join(undoFolder(workspace.root, runId), "overwritten", at.replace(/[-:.]/g, ""));
-  const files: UndoEntry["files"] = plan.files.map((file) => {
+  const files: UndoEntry["files"] = plan.files.map((planned) => {
+    const file = planned.action === "skip" && planned.replan ? planned.replan() : planned;
     const action = file.action === "skip" && options.force && file.forced ? file.forced : file.action;
     if (action === "skip") return { path: file.path, action: "skipped", reason: file.reason };
     if (action === "unchanged") return { path: file.path, action: "unchanged", reason: file.reason };

@@ -90,7 +90,7 @@ export function makeRunCommand(sandbox: Sandbox = UNCONFINED) {
           `sandbox:   ${sandboxLine(sandbox)}`,
           `timeout:   ${timeout} s, then it and everything it started are killed`,
           journaling
-            ? "undo:      every workspace file it changes is saved in the undo journal first; glassbox undo restores them"
+            ? "undo:      its changes are saved in the undo journal first; glassbox undo restores them"
             : "undo:      files it writes are NOT in the undo journal; glassbox undo cannot restore them",
         ],
         async execute() {
@@ -183,7 +183,7 @@ export function journaledChanges(applied: AppliedChanges): string {
   });
   const more = applied.journaled.length > MAX_NAMED_CHANGES ? `, and ${applied.journaled.length - MAX_NAMED_CHANGES} more` : "";
   const ignored = applied.ignored ? ` ${applied.ignored} files in git-ignored folders were written without journal copies.` : "";
-  const leftOut = applied.leftOut.length ? ` Not applied (off limits, or behind a link): ${applied.leftOut.slice(0, MAX_NAMED_CHANGES).join(", ")}.` : "";
+  const leftOut = applied.leftOut.length ? ` Not applied (off limits): ${applied.leftOut.slice(0, MAX_NAMED_CHANGES).join(", ")}.` : "";
   return `${heading} ${named.length ? `${named.join(", ")}${more}` : "none"}.${ignored}${leftOut}`;
 }
 

@@ -1,5 +1,5 @@
-import { chmodSync, copyFileSync, lstatSync, mkdirSync, readdirSync, readFileSync, readlinkSync, realpathSync, renameSync, rmdirSync, unlinkSync, type Stats } from "node:fs";
-import { dirname, join } from "node:path";
+import { chmodSync, copyFileSync, lstatSync, mkdirSync, readdirSync, readFileSync, readlinkSync, renameSync, rmdirSync, unlinkSync, type Stats } from "node:fs";
+import { join } from "node:path";
 import { IgnoreRules, readRules } from "../tools/tree/ignore-rules.ts";
 import { isOffLimitsName } from "../tools/workspace.ts";
 import type { ChangeJournal } from "./journal.ts";
@@ -11,8 +11,9 @@ import { isOpaque } from "../platform/xattr.ts";
  * journal as the model's edits: a new or changed file or link is renamed into place, a whiteout
  * (a 0/0 character device) deletes what is there, an opaque folder (`user.overlay.opaque`)
  * deletes what it no longer holds. Files in git-ignored folders are applied without journal
- * copies and counted. Nothing lands outside the workspace or behind a link: a path whose folder
- * is not the workspace's own is left out and named.
+ * copies and counted. Nothing lands behind a link: the upper folder holds every folder on a
+ * file's way, and each is made a real folder of the workspace first (a link or file there is
+ * removed, journaled), so a rename never passes through a link; off-limits names are left out.
  */
 export interface CommandChange {
   path: string;
@@ -27,7 +28,7 @@ export interface AppliedChanges {
   journaled: CommandChange[];
   /** Files written or deleted in git-ignored folders, without journal copies. */
   ignored: number;
-  /** Paths left out: they would have been written through a link, or are off limits. */
+  /** Paths left out: off-limits names (`.git`, `.glassbox`, `.env*`), which the sandbox keeps a command from changing anyway. */
   leftOut: string[];
 }
 
@@ -56,7 +57,7 @@ function applyFolder(at: Applying, folder: string, outer: IgnoreRules, ignored: 
     const stats = lstatSync(from);
     const inIgnored = ignored || (stats.isDirectory() && name === "node_modules") || rules.ignores(path, stats.isDirectory());
     // Hidden or read-only in the sandbox, so nothing should be here; never applied if it is.
-    if (isOffLimitsName(name) || !ownFolder(at.root, path)) {
+    if (isOffLimitsName(name)) {
       at.result.leftOut.push(path);
       continue;
     }
@@ -65,16 +66,6 @@ function applyFolder(at: Applying, folder: string, outer: IgnoreRules, ignored: 
       applyDirectory(at, path, stats, inIgnored);
       applyFolder(at, path, rules, inIgnored);
     } else if (stats.isFile() || stats.isSymbolicLink()) applyFile(at, path, stats, inIgnored);
-  }
-}
-
-/** Whether the folder `path` goes in is the workspace's own, reached through no link. */
-function ownFolder(root: string, path: string): boolean {
-  const folder = dirname(join(root, path));
-  try {
-    return realpathSync(folder) === folder;
-  } catch {
-    return false;
   }
 }
 

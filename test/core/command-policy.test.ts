@@ -65,10 +65,11 @@ const TABLES: Array<{ rules: { allow?: string[]; deny?: string[] }; sandboxed?: 
   },
   {
     // The person's read-only rules; a rule that may write beats a read-only one matching the same line.
-    rules: { allow: ["run_command:ro:make lint*", "run_command:ro:cargo check", "run_command:git diff --stat"] },
+    rules: { allow: ["run_command:ro:make lint*", "run_command:ro:cargo check", "run_command:git diff --stat", "run_command:make lint --fix"] },
     cases: [
       [["make", "lint"], "allow run_command:ro:make lint* ro"],
-      [["make", "lint", "--fix"], "allow run_command:ro:make lint* ro"],
+      [["make", "lint", "--fix"], "allow run_command:make lint --fix rw"],
+      [["make", "lint", "--quiet"], "allow run_command:ro:make lint* ro"],
       [["cargo", "check"], "allow run_command:ro:cargo check ro"],
       [["cargo", "build"], "ask"],
       [["git", "diff", "--stat"], "allow run_command:git diff --stat rw"],

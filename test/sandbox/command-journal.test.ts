@@ -161,6 +161,12 @@ describe.if(process.platform === "linux")("every change a command makes is journ
     }, SLOW);
   }
 
+  test.concurrent("a folder removed and made again inside the command holds only what the command left in it", async () => {
+    const root = repository();
+    await command(root, ["sh", "-c", "rm -rf src && mkdir src && echo fresh > src/c.txt"], { runId: "r1" });
+    expect(readdirSync(join(root, "src"))).toEqual(["c.txt"]);
+  }, SLOW);
+
   test.concurrent("the result names each change with its size", async () => {
     const root = repository();
     const result = await command(root, ["sh", "-c", "echo 12345 > made.txt; rm src/a.txt; chmod 755 src/run.sh; ln -s /etc/passwd out"], { runId: "r1" });

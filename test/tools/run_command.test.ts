@@ -13,6 +13,8 @@ import { leftovers, unique } from "../helpers/processes.ts";
 import { makeRunCommand } from "../../src/tools/run_command.ts";
 import { defaultTools } from "../../src/tools/index.ts";
 import { DIRECT } from "../../src/sandbox/detect.ts";
+import type { Sandbox } from "../../src/sandbox/sandbox.ts";
+import { overlayProblem } from "../../src/sandbox/overlay.ts";
 import { READ_ONLY_UNENFORCED } from "../../src/core/policy.ts";
 
 const BUN = process.execPath;
@@ -285,6 +287,33 @@ describe("rules and approval", () => {
     await session.call("run_command", { argv: ["ls", "-la"] });
     expect(requests.length).toBe(3);
   });
+
+  /** A sandbox that runs the command as it is and records how the workspace was offered to it. */
+  function recordingSandbox(kind: "bwrap" | "none", seen: string[]): Sandbox {
+    return { kind, command: (argv, rules, env) => (seen.push(rules.access.kind), { argv, cwd: rules.cwd, env }) };
+  }
+
+  // Command line → rule, verdict and mode, through the real checkpoint (Codex's execpolicy style).
+  const MODES: Array<[rules: string[], argv: string[], answer: "yes" | "no", verdict: string, mode: string | null]> = [
+    [[], ["git", "status"], "no", "allowed", "read-only"],
+    [[], ["git", "diff", "--output=README.md"], "no", "allowed", "read-only"],
+    [["run_command:ro:cat *"], ["cat", "package.json"], "no", "allowed", "read-only"],
+    [["run_command:cat *"], ["cat", "package.json"], "no", "allowed", "overlay"],
+    [[], ["touch", "x.txt"], "yes", "allowed", "overlay"],
+    [[], ["touch", "x.txt"], "no", "denied", null],
+    [[], ["git", "commit", "-m", "x"], "yes", "allowed", "overlay"],
+  ];
+  for (const [rules, argv, answer, verdict, mode] of MODES) {
+    test(`rules [${rules.join(", ")}], ${argv.join(" ")}, the person says ${answer}: ${verdict}${mode ? `, the workspace ${mode}` : ""}`, async () => {
+      const seen: string[] = [];
+      const { approver } = recordingApprover(answer);
+      const mine = makeWorkspace();
+      const result = await gate(mine.root, { approver, allow: rules, sandboxed: true, tools: [makeRunCommand(recordingSandbox("bwrap", seen))] }).call("run_command", { argv });
+      // Where no overlay can be mounted (not Linux, no user namespaces) a command that may write runs in place.
+      const expected = mode === "overlay" && overlayProblem(mine.root) !== null ? "direct" : mode;
+      expect([result.decision, seen[0] ?? null]).toEqual([verdict, expected]);
+    });
+  }
 
   test("run_command is offered whether or not checks are configured", () => {
     expect(defaultTools({}).map((tool) => tool.name)).toContain("run_command");

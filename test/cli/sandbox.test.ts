@@ -60,6 +60,7 @@ describe.if(process.platform === "linux")("the sandbox from the outside", () => 
     const good = await glassbox(["doctor", "--model", model, "--workspace", root]);
     expect(good.code).toBe(0);
     expect(good.stdout).toMatch(/^ok {4}sandbox: bwrap · net off · secrets hidden/m);
+    expect(good.stdout).toContain("nor .env or .env.* at any depth of the workspace");
     const bad = await glassbox(["doctor", "--model", model, "--workspace", root], { env: NONE_AVAILABLE });
     expect(bad.code).toBe(1);
     expect(bad.stdout).toMatch(/^FAIL {2}sandbox: none, checks run UNSANDBOXED/m);

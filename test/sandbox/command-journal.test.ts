@@ -80,9 +80,9 @@ async function asNobody<T>(input: object, cwd: string): Promise<T> {
   }
 }
 
-function command(root: string, argv: string[], how: { readOnly?: boolean; runId?: string; timeout_seconds?: number } = {}): Promise<string> {
-  const { readOnly, runId, timeout_seconds = 20 } = how;
-  return asNobody<{ result: string }>({ kind: "bwrap", workspace: root, command: { argv, timeout_seconds }, readOnly, runId }, root).then((out) => out.result);
+function command(root: string, argv: string[], how: { readOnly?: boolean; runId?: string; timeout_seconds?: number; kind?: string } = {}): Promise<string> {
+  const { readOnly, runId, timeout_seconds = 20, kind = "bwrap" } = how;
+  return asNobody<{ result: string }>({ kind, workspace: root, command: { argv, timeout_seconds }, readOnly, runId }, root).then((out) => out.result);
 }
 
 function undo(root: string, runId: string): Promise<Array<{ path: string; action: string }>> {
@@ -124,6 +124,19 @@ describe.if(process.platform === "linux")("a built-in rule's command changes no 
       const control = await command(root, argv, { runId: "control" });
       expect(control).not.toContain("read-only");
       if (writes) expect(control).toContain("README.md (changed");
+    }, SLOW);
+  }
+});
+
+describe.if(process.platform === "linux")("read-only in every kind of sandbox", () => {
+  for (const kind of ["bwrap", "landlock"]) {
+    test.concurrent(`${kind}: a read-only command's writes, deletes and new files fail inside it`, async () => {
+      const root = repository();
+      const before = snapshot(root);
+      const result = await command(root, ["sh", "-c", "echo x > README.md; rm src/a.txt; echo n > src/new.txt; echo t > $TMPDIR/t && echo tmp-ok"], { readOnly: true, kind });
+      expect(snapshot(root)).toEqual(before);
+      expect(result).toContain("tmp-ok");
+      expect(result).toMatch(/README\.md: (Read-only file system|Permission denied)/);
     }, SLOW);
   }
 });

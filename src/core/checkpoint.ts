@@ -141,8 +141,10 @@ export class Checkpoint {
     const rules = this.options.policy.decide(tool.name, plan.paths ?? plan.target);
     if (rules.verdict === "deny") return denied(`${tool.name} is denied by the rule ${rules.rule}; do not retry it, choose another approach.`);
     let reason = "";
-    if (tool.needsApproval && rules.verdict !== "allow" && !this.alwaysDigests.has(digestKey(tool))) {
-      const answer = await this.ask(tool, args, plan, signal, rules.verdict === "ask" ? rules.why : undefined);
+    // A rule that lets a command write cannot promise undo where its changes cannot be journaled: then a person is asked.
+    const askAnyway = rules.verdict === "allow" && !rules.readOnly ? plan.askAnyway : undefined;
+    if (tool.needsApproval && (rules.verdict !== "allow" || askAnyway) && !this.alwaysDigests.has(digestKey(tool))) {
+      const answer = await this.ask(tool, args, plan, signal, rules.verdict === "ask" ? rules.why : askAnyway);
       if (!answer.approved) return denied(answer.sentence);
       // A "yes" given after the run was stopped or passed its deadline must not write anything.
       if (signal.aborted) return stopped(`${tool.name} was approved after the run had ended, so it was not run.`);

@@ -1,11 +1,12 @@
 import { z } from "zod";
 import { defineTool, type ToolPlan } from "./tool.ts";
 import { Refusal } from "./refusal.ts";
-import { describeOutcome, runCheck, type Check } from "./checks.ts";
+import { describeOutcome, runCheck, type Check, type CheckOutcome } from "./checks.ts";
 import { statSync } from "node:fs";
 import { join } from "node:path";
 import { workspaceFiles } from "./tree/walk.ts";
 import type { Workspace } from "./workspace.ts";
+import type { ChangeJournal } from "../undo/journal.ts";
 import type { Sandbox } from "../sandbox/sandbox.ts";
 import { UNCONFINED } from "../sandbox/detect.ts";
 import { RUN_COMMAND } from "../core/policy.ts";
@@ -13,6 +14,7 @@ import { PARSE_ONCE } from "../core/zod-start.ts";
 import type { WorkspaceAccess } from "../sandbox/rules.ts";
 import { makeOverlayFolders, overlayProblem, removeOverlayFolders } from "../sandbox/overlay.ts";
 import { applyCommandChanges, type AppliedChanges } from "../undo/command-changes.ts";
+import { SNAPSHOT_BOUND, journalSnapshot, ownFiles, pastBound, takeSnapshot, type SnapshotBound } from "../undo/command-snapshot.ts";
 
 /** A command's clock: the default when the model names none, and the most it may ask for. */
 export const COMMAND_TIMEOUT = z
@@ -65,7 +67,7 @@ export function sessionRuleFor(argv: readonly string[]): string | null {
  * over a copy-on-write overlay whose changes are journaled and applied when it ends, so undo
  * restores them; elsewhere it writes in place and says which files it changed.
  */
-export function makeRunCommand(sandbox: Sandbox = UNCONFINED) {
+export function makeRunCommand(sandbox: Sandbox = UNCONFINED, bound: SnapshotBound = SNAPSHOT_BOUND) {
   return defineTool({
     name: RUN_COMMAND,
     description:
@@ -81,6 +83,8 @@ export function makeRunCommand(sandbox: Sandbox = UNCONFINED) {
       const check: Check = { argv: args.argv, timeout_seconds: timeout, env: [] };
       const line = commandLine(args.argv);
       const journaling = canJournal(sandbox, workspace.root);
+      // Without an overlay: a bounded snapshot; past the bound a command a rule allowed is asked (ToolPlan.askAnyway).
+      const tooBig = journaling ? null : pastBound(ownFiles(workspace.root), bound);
       const plan: ToolPlan = {
         target: line,
         sessionRule: sessionRuleFor(args.argv),
@@ -89,45 +93,67 @@ export function makeRunCommand(sandbox: Sandbox = UNCONFINED) {
           `starts in: ${start.relative === "." ? "the workspace root" : `${start.relative}/`} (it may still touch the whole workspace)`,
           `sandbox:   ${sandboxLine(sandbox)}`,
           `timeout:   ${timeout} s, then it and everything it started are killed`,
-          journaling
-            ? "undo:      its changes are saved in the undo journal first; glassbox undo restores them"
-            : "undo:      files it writes are NOT in the undo journal; glassbox undo cannot restore them",
+          tooBig === null
+            ? "undo:      its changes are saved in the undo journal; glassbox undo restores them"
+            : `undo:      files it writes are NOT in the undo journal (${tooBig}); glassbox undo cannot restore them`,
         ],
-        async execute() {
-          const subject = `The command \`${clipped(line)}\``;
-          const advice = "it is not installed here or not on PATH; use another command";
-          const run = async (access: WorkspaceAccess) => {
-            const outcome = await runCheck(check, workspace.root, signal, sandbox, start.real, access);
-            plan.succeeded = outcome.exitCode === 0;
-            return outcome;
-          };
-          if (plan.readOnly) {
-            // A read-only rule allowed it: without a sandbox nothing could hold the workspace read-only, so it does not run.
-            if (sandbox.kind === "none") throw new Refusal(`${subject} was not run: a read-only rule allowed it, but no sandbox here can keep the workspace read-only; ask the user.`);
-            const outcome = await run({ kind: "read-only" });
-            const note = outcome.notStarted ? "" : `\n${READ_ONLY_NOTE}`;
-            return `${describeOutcome(subject, outcome, check, advice)}${note}\n${outcome.output}`;
-          }
-          if (!journaling) {
-            const before = fileStamps(workspace);
-            const outcome = await run({ kind: "direct" });
-            const changes = outcome.notStarted ? "" : `\n${changedFiles(before, fileStamps(workspace))}`;
-            return `${describeOutcome(subject, outcome, check, advice)}${changes}\n${outcome.output}`;
-          }
-          const folders = makeOverlayFolders(workspace.root);
-          try {
-            const outcome = await run({ kind: "overlay", ...folders });
-            // A command killed at its timeout or stopped leaves part of its work: that part is journaled and applied too.
-            const changes = outcome.notStarted ? "" : `\n${journaledChanges(applyCommandChanges(workspace.root, folders.upper, journal))}`;
-            return `${describeOutcome(subject, outcome, check, advice)}${changes}\n${outcome.output}`;
-          } finally {
-            removeOverlayFolders(folders);
-          }
-        },
+        askAnyway: tooBig === null ? undefined : `run_command may write and its changes cannot be journaled here: ${tooBig}`,
+        execute: () => executeCommand({ check, line, workspace, start: start.real, signal, sandbox, journal, plan, bound }, journaling),
       };
       return plan;
     },
   });
+}
+
+interface Running {
+  check: Check;
+  line: string;
+  workspace: Workspace;
+  /** Where it starts (real path, confined). */
+  start: string;
+  signal: AbortSignal;
+  sandbox: Sandbox;
+  journal: ChangeJournal | undefined;
+  plan: ToolPlan;
+  bound: SnapshotBound;
+}
+
+/**
+ * Runs an approved command one of three ways: read-only (a read-only rule allowed it); over the
+ * overlay, its changes journaled and applied after it (killed or stopped included: what it had
+ * done is applied too); or in place, a bounded snapshot taken before it as the journal's "before"
+ * (past the bound a person said yes: the changed files are only named).
+ */
+async function executeCommand(run: Running, journaling: boolean): Promise<string> {
+  const { check, workspace, plan, sandbox } = run;
+  const subject = `The command \`${clipped(run.line)}\``;
+  const said = (outcome: CheckOutcome, note: () => string) =>
+    `${describeOutcome(subject, outcome, check, "it is not installed here or not on PATH; use another command")}${outcome.notStarted ? "" : `\n${note()}`}\n${outcome.output}`;
+  const runIt = async (access: WorkspaceAccess) => {
+    const outcome = await runCheck(check, workspace.root, run.signal, sandbox, run.start, access);
+    plan.succeeded = outcome.exitCode === 0;
+    return outcome;
+  };
+  if (plan.readOnly) {
+    // Without a sandbox nothing could hold the workspace read-only, so it does not run.
+    if (sandbox.kind === "none") throw new Refusal(`${subject} was not run: a read-only rule allowed it, but no sandbox here can keep the workspace read-only; ask the user.`);
+    return said(await runIt({ kind: "read-only" }), () => READ_ONLY_NOTE);
+  }
+  if (journaling) {
+    const folders = makeOverlayFolders(workspace.root);
+    try {
+      const outcome = await runIt({ kind: "overlay", ...folders });
+      const applied = applyCommandChanges(workspace.root, folders.upper, run.journal);
+      return said(outcome, () => journaledChanges(applied));
+    } finally {
+      removeOverlayFolders(folders);
+    }
+  }
+  const snapshot = takeSnapshot(workspace.root, run.bound);
+  const before = snapshot ? null : fileStamps(workspace);
+  const outcome = await runIt({ kind: "direct" });
+  const journaled = snapshot ? journalSnapshot(workspace.root, snapshot, run.journal) : null;
+  return said(outcome, () => (journaled ? journaledChanges(journaled) : changedFiles(before, fileStamps(workspace))));
 }
 
 /** Said after a command a read-only rule allowed. */

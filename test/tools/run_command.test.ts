@@ -5,14 +5,18 @@
  * the rules and approvals of CONTRACT.md's run_command paragraph.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { existsSync, mkdirSync, symlinkSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { makeWorkspace, type TestWorkspace } from "../helpers/workspace.ts";
 import { expectRefused, gate, recordingApprover } from "./harness.ts";
 import { leftovers, unique } from "../helpers/processes.ts";
 import { makeRunCommand } from "../../src/tools/run_command.ts";
 import { defaultTools } from "../../src/tools/index.ts";
-import { DIRECT } from "../../src/sandbox/detect.ts";
+import { DIRECT, UNCONFINED } from "../../src/sandbox/detect.ts";
+import { ChangeJournal } from "../../src/undo/journal.ts";
+import { applyUndo } from "../../src/undo/restore.ts";
+import { Workspace } from "../../src/tools/workspace.ts";
+import { workspaceFiles } from "../../src/tools/tree/walk.ts";
 import type { Sandbox } from "../../src/sandbox/sandbox.ts";
 import { overlayProblem } from "../../src/sandbox/overlay.ts";
 import { READ_ONLY_UNENFORCED } from "../../src/core/policy.ts";
@@ -166,23 +170,55 @@ describe("cwd: where it starts, confined like a path argument", () => {
 });
 
 describe("the result", () => {
-  test("the workspace files the command added, changed and deleted are named, as not in the undo journal", async () => {
+  const JOURNALED = "Workspace files it changed (in the undo journal: glassbox undo restores them):";
+
+  test("unconfined, a snapshot taken before the command journals what it added, changed and deleted; ignored folders are not looked at", async () => {
     const mine = makeWorkspace();
     const verdict = await approved(mine.root).call("run_command", {
       argv: ["sh", "-c", "echo new > made.txt; echo more >> src/version.ts; rm package.json; mkdir -p node_modules/x && echo dep > node_modules/x/a.js"],
     });
-    expect(verdict.content.split("\n")[1]).toBe("Workspace files it changed (not in the undo journal): made.txt (new), src/version.ts (changed), package.json (deleted).");
+    expect(verdict.content.split("\n")[1]).toBe(`${JOURNALED} made.txt (created, 4 bytes), src/version.ts (changed, 832 bytes), package.json (deleted, 126 bytes).`);
   });
 
   test("a command that changes nothing says so", async () => {
     const verdict = await approved().call("run_command", { argv: ["cat", "package.json"] });
-    expect(verdict.content.split("\n")[1]).toBe("Workspace files it changed (not in the undo journal): none.");
+    expect(verdict.content.split("\n")[1]).toBe(`${JOURNALED} none.`);
   });
 
-  test("a file rewritten with the same size is noticed by its time", async () => {
+  test("unconfined, every change is undone byte for byte from the snapshot: writes, deletes, chmods, links", async () => {
+    const mine = makeWorkspace();
+    writeFileSync(join(mine.root, "run.sh"), "#!/bin/sh\n", { mode: 0o644 });
+    const read = () => Object.fromEntries(workspaceFiles(mine.root).map((path) => [path, `${statSync(join(mine.root, path)).mode & 0o777} ${readFileSync(join(mine.root, path), "utf8")}`]));
+    const before = read();
+    const session = approved(mine.root);
+    session.checkpoint.journal = new ChangeJournal(mine.root, "r1");
+    const verdict = await session.call("run_command", { argv: ["sh", "-c", "echo x > package.json; rm src/version.ts; chmod 755 run.sh; ln -s /etc/passwd out; mv README.md R.md"] });
+    expect(verdict.content.split("\n")[1]).toBe(
+      `${JOURNALED} R.md (created, ${before["README.md"]!.length - 4} bytes), out (created link, 11 bytes), package.json (changed, 2 bytes), run.sh (re-moded), README.md (deleted, ${before["README.md"]!.length - 4} bytes), src/version.ts (deleted, ${before["src/version.ts"]!.length - 4} bytes).`,
+    );
+    const { entry } = applyUndo(new Workspace(mine.root), "r1", { force: false });
+    expect(entry!.files.filter((file) => file.action === "skipped")).toEqual([]);
+    expect(read()).toEqual(before);
+    expect(existsSync(join(mine.root, "out"))).toBe(false);
+  });
+
+  test("past the snapshot's bound a command a rule allows is asked, and an approved one is named as not in the undo journal", async () => {
+    const mine = makeWorkspace();
+    const small = makeRunCommand(UNCONFINED, { max_files: 2, max_bytes: 1_000_000 });
+    const { approver, requests } = recordingApprover("yes");
+    const verdict = await gate(mine.root, { approver, allow: ["run_command:sh *"], tools: [small] }).call("run_command", { argv: ["sh", "-c", "echo new > made.txt"] });
+    expect(requests[0]!.why).toBe("run_command may write and its changes cannot be journaled here: the workspace holds over 2 files");
+    expect(requests[0]!.details).toContain("undo:      files it writes are NOT in the undo journal (the workspace holds over 2 files); glassbox undo cannot restore them");
+    expect(verdict.content.split("\n")[1]).toBe("Workspace files it changed (not in the undo journal): made.txt (new).");
+    const headless = await gate(mine.root, { allow: ["run_command:sh *"], tools: [small] }).call("run_command", { argv: ["sh", "-c", "echo again > made.txt"] });
+    expect(headless.decision).toBe("denied");
+  });
+
+  test("past the bound, a file rewritten with the same size is noticed by its time", async () => {
     const mine = makeWorkspace();
     writeFileSync(join(mine.root, "same.txt"), "aaaa");
-    const verdict = await approved(mine.root).call("run_command", { argv: ["sh", "-c", "sleep 0.05; printf bbbb > same.txt"] });
+    const small = makeRunCommand(UNCONFINED, { max_files: 2, max_bytes: 1_000_000 });
+    const verdict = await gate(mine.root, { approver: recordingApprover("yes").approver, tools: [small] }).call("run_command", { argv: ["sh", "-c", "sleep 0.05; printf bbbb > same.txt"] });
     expect(verdict.content.split("\n")[1]).toBe("Workspace files it changed (not in the undo journal): same.txt (changed).");
   });
 
@@ -234,7 +270,7 @@ describe("rules and approval", () => {
     expect((await ruled.call("run_command", { argv: ["echo", "two", "a/b"] })).decision).toBe("denied");
   });
 
-  test("the person is shown the argv, the folder, the sandbox and that undo cannot restore the command's writes", async () => {
+  test("the person is shown the argv, the folder, the sandbox and that undo restores the command's writes", async () => {
     const { approver, requests } = recordingApprover("no");
     await gate(ws.root, { approver, tools: [makeRunCommand(DIRECT)] }).call("run_command", { argv: ["npx", "vitest", "run", "a.test.ts"], cwd: "src" });
     const [request] = requests;
@@ -245,7 +281,7 @@ describe("rules and approval", () => {
       "starts in: src/ (it may still touch the whole workspace)",
       "sandbox:   none: it runs unconfined, with your permissions, your secrets and the network",
       "timeout:   120 s, then it and everything it started are killed",
-      "undo:      files it writes are NOT in the undo journal; glassbox undo cannot restore them",
+      "undo:      its changes are saved in the undo journal; glassbox undo restores them",
     ]);
     expect(request!.sessionRule).toBe("run_command:npx vitest*");
   });

@@ -121,3 +121,35 @@ export const MUTANTS: Mutant[] = [
     tests: JOURNAL_TESTS,
   },
 ];
+
+/** The snapshot route, where no overlay can be mounted. */
+MUTANTS.push(
+  {
+    name: "a rule runs a command past the snapshot's bound without asking",
+    file: "src/core/checkpoint.ts",
+    find: "if (tool.needsApproval && (rules.verdict !== \"allow\" || askAnyway) && !this.alwaysDigests.has(digestKey(tool))) {",
+    replace: "if (tool.needsApproval && rules.verdict !== \"allow\" && !this.alwaysDigests.has(digestKey(tool))) {",
+    tests: ["test/tools/run_command.test.ts"],
+  },
+  {
+    name: "the snapshot's bound ignored",
+    file: "src/undo/command-snapshot.ts",
+    find: "if (files.length > bound.max_files) return",
+    replace: "if (false) return",
+    tests: ["test/tools/run_command.test.ts"],
+  },
+  {
+    name: "a command's deletions left out of the snapshot's journal",
+    file: "src/undo/command-snapshot.ts",
+    find: 'if (!now.has(path)) record(path, "deleted", was.stats, null);',
+    replace: "if (!now.has(path)) void was;",
+    tests: ["test/tools/run_command.test.ts"],
+  },
+  {
+    name: "the snapshot journals a mode-only change as none",
+    file: "src/undo/command-snapshot.ts",
+    find: "if (sameBytes && (file.stats.isSymbolicLink() || (was.stats.mode & 0o7777) === (file.stats.mode & 0o7777))) continue;",
+    replace: "if (sameBytes) continue;",
+    tests: ["test/tools/run_command.test.ts"],
+  },
+);

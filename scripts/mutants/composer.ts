@@ -62,4 +62,11 @@ export const MUTANTS: Mutant[] = [
     find: "if (policy && (asked || this.pressure(messages, toolsChars) >= this.threshold(policy)))",
     replace: "if (policy && this.pressure(messages, toolsChars) >= this.threshold(policy))",
   },
+  {
+    name: "Esc and Ctrl-C read together are dropped",
+    file: "src/tui/blessed.ts",
+    find: "  separateEscapeKeys(screen.program.input);\n",
+    replace: "",
+    tests: ["test/tui/escape-keys.test.ts"],
+  },
 ];

@@ -25,6 +25,7 @@ import { belowTopTier } from "../platform/jit.ts";
 // path (under $bunfs inside the binary, the real file when run from source). No .d.ts covers it.
 import embeddedTerminfoFile from "blessed/usr/xterm-256color" with { type: "file" };
 import { HANG_UPS } from "../platform/hang-ups.ts";
+import { separateEscapeKeys } from "./escape-keys.ts";
 
 export type { Widgets };
 
@@ -360,6 +361,7 @@ export function createScreen(options: Widgets.IScreenOptions = {}): Widgets.Scre
     process.off("exit", restore);
   }
   drawEconomically(screen);
+  separateEscapeKeys(screen.program.input);
   // The caller destroying the screen itself ends our duty too.
   screen.once("destroy", () => {
     restored = true;

@@ -12,6 +12,8 @@ interface RawServer {
   requests: string[];
   /** Resolves when the client has closed the connection of the request numbered `n`. */
   closed(n: number): Promise<void>;
+  /** Resolves when the script's writes for the request numbered `n` have all been handed to the socket. */
+  written(n: number): Promise<void>;
   stop(): void;
 }
 
@@ -23,6 +25,8 @@ function rawServer(script: Script, hostname = "127.0.0.1"): RawServer {
   const requests: string[] = [];
   const closings: Array<{ promise: Promise<void>; resolve: () => void }> = [];
   const closing = (n: number) => (closings[n] ??= Promise.withResolvers<void>());
+  const writings: Array<{ promise: Promise<void>; resolve: () => void }> = [];
+  const writing = (n: number) => (writings[n] ??= Promise.withResolvers<void>());
   const received = new Map<unknown, string>();
   const numbers = new Map<unknown, number>();
   const server = Bun.listen({
@@ -35,11 +39,13 @@ function rawServer(script: Script, hostname = "127.0.0.1"): RawServer {
         const headEnd = text.indexOf("\r\n\r\n");
         const length = Number(/content-length:\s*(\d+)/i.exec(text)?.[1] ?? 0);
         if (headEnd < 0 || text.length < headEnd + 4 + length || numbers.has(socket)) return;
-        numbers.set(socket, requests.push(text) - 1);
+        const n = requests.push(text) - 1;
+        numbers.set(socket, n);
         for (const write of script.writes) {
           if (typeof write === "number") await Bun.sleep(write);
           else socket.write(write);
         }
+        writing(n).resolve();
         if (script.after !== "hold") socket.end();
       },
       close(socket) {
@@ -48,7 +54,7 @@ function rawServer(script: Script, hostname = "127.0.0.1"): RawServer {
       },
     },
   });
-  const raw = { url: `http://${hostname}:${server.port}`, requests, closed: (n: number) => closing(n).promise, stop: () => server.stop(true) };
+  const raw = { url: `http://${hostname}:${server.port}`, requests, closed: (n: number) => closing(n).promise, written: (n: number) => writing(n).promise, stop: () => server.stop(true) };
   running.push(raw);
   return raw;
 }
@@ -121,7 +127,7 @@ describe("read only when asked", () => {
     const events = Array.from({ length: 40 }, (_, i) => `data: ${i}\n\n`);
     const server = rawServer({ writes: chunkedEvents(events, 2) });
     const response = await loopbackFetch(server.url, { method: "GET", signal: signal() });
-    await Bun.sleep(300); // the server has written all 40 packets meanwhile
+    await server.written(0); // all 40 packets are in the kernel's buffers, unread
     const read = await pieces(response);
     expect(read.join("")).toBe(events.join(""));
     // The first event may have come in the head's packet, taken apart with it; the other 39 wait for the read.

@@ -152,4 +152,18 @@ MUTANTS.push(
     replace: "if (sameBytes) continue;",
     tests: ["test/tools/run_command.test.ts"],
   },
+  {
+    name: "a killed glassbox's command folders are never removed",
+    file: "src/tools/temporary-files.ts",
+    find: "if (folderPid && !processAlive(folderPid)) {",
+    replace: "if (folderPid && false) {",
+    tests: ["test/tools/write-faults.test.ts"],
+  },
+  {
+    name: "a running glassbox's command folders are removed",
+    file: "src/tools/temporary-files.ts",
+    find: "if (folderPid && !processAlive(folderPid)) {",
+    replace: "if (folderPid) {",
+    tests: ["test/tools/write-faults.test.ts"],
+  },
 );

@@ -1,7 +1,7 @@
-import { existsSync, mkdirSync, rmSync } from "node:fs";
+import { existsSync, mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { makeGlassboxFolder } from "../platform/glassbox-folder.ts";
-import { temporaryFolder } from "../tools/temporary-files.ts";
+import { removeFolderForcibly, temporaryFolder } from "../tools/temporary-files.ts";
 
 /**
  * A copy-on-write layer over the workspace for a command that may write (Linux): bubblewrap
@@ -48,9 +48,7 @@ export function makeOverlayFolders(workspaceRoot: string): OverlayFolders {
 
 /** Removes a command's overlay folders (the kernel's work folder may hold a folder without rights: removed anyway). */
 export function removeOverlayFolders(folders: OverlayFolders): void {
-  const base = join(folders.upper, "..");
-  Bun.spawnSync(["chmod", "-R", "u+rwx", base], { stdout: "ignore", stderr: "ignore" });
-  rmSync(base, { recursive: true, force: true });
+  removeFolderForcibly(join(folders.upper, ".."));
 }
 
 const probed = new Map<string, string | null>();

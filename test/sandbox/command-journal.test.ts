@@ -186,6 +186,8 @@ describe.if(process.platform === "linux")("every change a command makes is journ
     expect(result.split("\n")[1]).toBe(
       "Workspace files it changed (in the undo journal: glassbox undo restores them): made.txt (created, 6 bytes), out (created link, 11 bytes), src/a.txt (deleted, 2 bytes), src/run.sh (re-moded).",
     );
+    // The overlay's folders are gone, the kernel's work folder (no rights) included.
+    expect(readdirSync(join(root, ".glassbox", "tmp"))).toEqual([]);
   }, SLOW);
 
   test.concurrent("a link a command leaves pointing out is journaled, and no tool follows it out", async () => {

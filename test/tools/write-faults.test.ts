@@ -7,7 +7,7 @@
  */
 import { describe, expect, spyOn, test } from "bun:test";
 import * as fs from "node:fs";
-import { closeSync, constants, existsSync, mkdirSync, openSync, readdirSync, readFileSync, readSync, writeFileSync } from "node:fs";
+import { chmodSync, closeSync, constants, existsSync, mkdirSync, openSync, readdirSync, readFileSync, readSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { makeWorkspace, tempFolder } from "../helpers/workspace.ts";
 import { CAN_MOUNT, inOwnMounts, tmpfs } from "../helpers/own-mount.ts";
@@ -69,6 +69,16 @@ describe("a write killed mid-way", () => {
     expect(removeKilledWriteLeftovers(root)).toEqual([`.glassbox/tmp/${gone}-3.beside`]);
     expect(readFileSync(join(root, "README.md"), "utf8")).toBe("the person's\n");
     expect(readdirSync(join(root, ".glassbox", "tmp"))).toEqual([`${process.pid}-1.tmp`]);
+  });
+
+  test("the overlay or snapshot folders of a command whose glassbox is gone are removed, a kernel's folder without rights included; a live one's stay", () => {
+    const root = new Workspace(makeWorkspace().root).root;
+    const tmp = join(root, ".glassbox", "tmp");
+    const gone = Bun.spawnSync([process.execPath, "-e", "0"]).pid;
+    for (const name of [`${gone}-command-1/work/work`, `${gone}-snapshot-2/src`, `${process.pid}-command-3/upper`]) mkdirSync(join(tmp, name), { recursive: true });
+    chmodSync(join(tmp, `${gone}-command-1`, "work", "work"), 0);
+    expect(removeKilledWriteLeftovers(root).sort()).toEqual([`.glassbox/tmp/${gone}-command-1`, `.glassbox/tmp/${gone}-snapshot-2`]);
+    expect(readdirSync(tmp)).toEqual([`${process.pid}-command-3`]);
   });
 });
 

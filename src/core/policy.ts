@@ -104,6 +104,9 @@ export function ruleMatches(rule: Rule, tool: string, target: string | undefined
  */
 export type PolicyVerdict = { verdict: "deny"; rule: string } | { verdict: "allow"; rule: string; readOnly: boolean } | { verdict: "ask"; why?: string };
 
+/** The status line's word for it: git status/diff/log/show ask with no sandbox, since nothing can hold the workspace read-only for them. */
+export const READ_ONLY_ASKS = "git status/diff/log/show ask (no read-only sandbox)";
+
 /** Why a read-only rule asks instead: said in the approval and on the status line. */
 export const READ_ONLY_UNENFORCED = "no sandbox runs here, so read-only rules (the built-in git ones too) ask instead of allowing";
 

@@ -1,8 +1,6 @@
 import type { SandboxInfo } from "../sandbox/sandbox.ts";
 import { safeTagged } from "./sanitize.ts";
-
-/** Why git status/diff/log/show ask with no sandbox: nothing can hold the workspace read-only for them. */
-export const READ_ONLY_ASKS = "git status/diff/log/show ask (no read-only sandbox)";
+import { READ_ONLY_ASKS } from "../core/policy.ts";
 
 /** The status line's sandbox badge: calm when checks are confined, red and loud when they are not. */
 export function sandboxBadge(info: SandboxInfo): string {

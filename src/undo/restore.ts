@@ -170,7 +170,7 @@ function linkPath(workspace: Workspace, path: string): ResolvedPath {
   } catch {
     return { real, relative: path, stats: null };
   }
-  if (folder !== dirname(real)) throw new Refusal("Argument `path`: a folder on its way is now a link.");
+  if (folder !== dirname(real)) throw new Refusal("Argument `path` goes through a folder that is now a link.");
   return { real, relative: path, stats: lstatOrNull(real) };
 }
 

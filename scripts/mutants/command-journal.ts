@@ -153,6 +153,13 @@ MUTANTS.push(
     tests: ["test/tools/run_command.test.ts"],
   },
   {
+    name: "a read-only workspace under a writable folder is writable through it",
+    file: "src/sandbox/rules.ts",
+    find: 'const bounds = access.kind === "read-only" ? writable.filter((path) => !isWithin(workspace, path)) : writable;',
+    replace: "const bounds = writable;",
+    tests: ["test/sandbox/rules.test.ts"],
+  },
+  {
     name: "a killed glassbox's command folders are never removed",
     file: "src/tools/temporary-files.ts",
     find: "if (folderPid && !processAlive(folderPid)) {",

@@ -1,6 +1,6 @@
 import { existsSync, statSync } from "node:fs";
 import { scanWorkspace } from "./workspace-scan.ts";
-import { isAbsolute, join, resolve } from "node:path";
+import { isAbsolute, join, resolve, sep } from "node:path";
 
 /**
  * What a check may touch, as data: every kind of sandbox (bwrap, Landlock, Seatbelt) enforces
@@ -102,7 +102,13 @@ export function confinement(input: ConfinementInput): Confinement {
     const resolved = resolveConfigured(path, workspace, home);
     if (existsSync(resolved) && !writable.includes(resolved)) writable.push(resolved);
   }
-  // With the whole workspace read-only there is nothing to make read-only again inside it.
+  // With the whole workspace read-only there is nothing to make read-only again inside it, and
+  // no writable folder may hold it (a workspace under ~/.cache would be writable through it).
   const readOnly = access.kind === "read-only" ? [] : READ_ONLY_IN_WORKSPACE.map((name) => join(workspace, name)).filter(existsSync);
-  return { workspace, access, cwd: input.cwd ?? workspace, tmpdir, writable, readOnly, hidden, network: input.network ?? false };
+  const bounds = access.kind === "read-only" ? writable.filter((path) => !isWithin(workspace, path)) : writable;
+  return { workspace, access, cwd: input.cwd ?? workspace, tmpdir, writable: bounds, readOnly, hidden, network: input.network ?? false };
+}
+
+function isWithin(path: string, folder: string): boolean {
+  return path === folder || path.startsWith(folder.endsWith(sep) ? folder : `${folder}${sep}`);
 }

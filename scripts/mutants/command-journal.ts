@@ -160,6 +160,13 @@ MUTANTS.push(
     tests: ["test/sandbox/rules.test.ts"],
   },
   {
+    name: "a writable folder holding the workspace covers the overlay",
+    file: "src/sandbox/bwrap.ts",
+    find: "for (const path of [...rules.writable].sort((a, b) => a.length - b.length)) args.push(",
+    replace: "for (const path of rules.writable) args.push(",
+    tests: ["test/sandbox/rules.test.ts"],
+  },
+  {
     name: "a killed glassbox's command folders are never removed",
     file: "src/tools/temporary-files.ts",
     find: "if (folderPid && !processAlive(folderPid)) {",

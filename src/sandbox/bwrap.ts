@@ -16,8 +16,10 @@ export function bwrapArgs(bwrap: string, argv: string[], rules: Confinement, ids
   args.push("--new-session", "--die-with-parent", "--unshare-pid");
   if (!rules.network) args.push("--unshare-net");
   args.push("--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc");
-  // With an overlay the workspace is its merged view: every write lands in the upper folder.
-  for (const path of rules.writable) args.push("--bind", overlay && path === rules.workspace ? overlay.merged : path, path);
+  // With an overlay the workspace is its merged view: every write lands in the upper folder. A
+  // folder is bound before the folders inside it, so a writable one that holds the workspace
+  // (~/.cache) cannot cover the workspace's own mount.
+  for (const path of [...rules.writable].sort((a, b) => a.length - b.length)) args.push("--bind", overlay && path === rules.workspace ? overlay.merged : path, path);
   for (const path of rules.readOnly) args.push("--ro-bind", path, path);
   for (const { path, folder } of rules.hidden) {
     if (folder) args.push("--tmpfs", path, "--remount-ro", path);

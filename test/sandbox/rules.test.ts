@@ -86,6 +86,14 @@ describe("a command's access to the workspace, as data", () => {
     expect(args.join(" ")).toContain(`--bind /m ${ws} `);
     expect(args.join(" ")).toContain(`--ro-bind ${join(ws, ".git")} ${join(ws, ".git")}`);
   });
+
+  test("a workspace under ~/.cache: ~/.cache is bound first, so the overlay's view of the workspace stays on top", () => {
+    const inCache = join(home, ".cache", "project");
+    mkdirSync(inCache, { recursive: true });
+    const plan = confinement({ workspace: inCache, home, tmpdir: tmp, access: { kind: "overlay", upper: "/u", work: "/w", merged: "/m" } });
+    const binds = bwrapArgs("/usr/bin/bwrap", ["true"], plan).flatMap((arg, i, all) => (arg === "--bind" ? [all[i + 2]] : []));
+    expect(binds.indexOf(join(home, ".cache"))).toBeLessThan(binds.indexOf(inCache));
+  });
 });
 
 describe("bwrap's arguments", () => {

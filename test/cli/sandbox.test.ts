@@ -51,7 +51,7 @@ describe.if(process.platform === "linux")("the sandbox from the outside", () => 
     expect(denied.events.find((event) => event.kind === "tool_call")).toMatchObject({ tool: "run_command", decision: "denied" });
     const sandboxed = await glassbox(["run", "--json", "--model", model(), "--workspace", root, "task"]);
     expect(sandboxed.events.find((event) => event.kind === "tool_call")).toMatchObject({ tool: "run_command", decision: "allowed" });
-  });
+  }, 30_000);
 
   test('sandbox "require" where bwrap works runs', async () => {
     const root = workspaceWith({ sandbox: "require" });

@@ -167,6 +167,13 @@ MUTANTS.push(
     tests: ["test/sandbox/rules.test.ts"],
   },
   {
+    name: "a full disk while applying a command's changes crashes the tool",
+    file: "src/undo/command-changes.ts",
+    find: "if (!isDiskFull(error)) throw error;",
+    replace: "throw error;",
+    tests: ["test/tools/write-faults.test.ts"],
+  },
+  {
     name: "a killed glassbox's command folders are never removed",
     file: "src/tools/temporary-files.ts",
     find: "if (folderPid && !processAlive(folderPid)) {",

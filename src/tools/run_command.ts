@@ -210,7 +210,8 @@ export function journaledChanges(applied: AppliedChanges): string {
   const more = applied.journaled.length > MAX_NAMED_CHANGES ? `, and ${applied.journaled.length - MAX_NAMED_CHANGES} more` : "";
   const ignored = applied.ignored ? ` ${applied.ignored} files in git-ignored folders were written without journal copies.` : "";
   const leftOut = applied.leftOut.length ? ` Not applied (off limits): ${applied.leftOut.slice(0, MAX_NAMED_CHANGES).join(", ")}.` : "";
-  return `${heading} ${named.length ? `${named.join(", ")}${more}` : "none"}.${ignored}${leftOut}`;
+  const stopped = applied.stopped ? ` Stopped: ${applied.stopped}; tell the user the disk is full.` : "";
+  return `${heading} ${named.length ? `${named.join(", ")}${more}` : "none"}.${ignored}${leftOut}${stopped}`;
 }
 
 /** One line for the model and the person: which files the command added, changed and deleted. */

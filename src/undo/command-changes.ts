@@ -4,6 +4,7 @@ import { IgnoreRules, readRules } from "../tools/tree/ignore-rules.ts";
 import { isOffLimitsName } from "../tools/workspace.ts";
 import type { ChangeJournal } from "./journal.ts";
 import { isOpaque } from "../platform/xattr.ts";
+import { isDiskFull } from "../platform/disk-full.ts";
 
 /**
  * Applies what a command left in its overlay's upper folder (src/sandbox/overlay.ts) to the
@@ -30,6 +31,8 @@ export interface AppliedChanges {
   ignored: number;
   /** Paths left out: off-limits names (`.git`, `.glassbox`, `.env*`), which the sandbox keeps a command from changing anyway. */
   leftOut: string[];
+  /** Why applying stopped part way (a full disk), said as the end of a sentence; the changes named were made, the rest not. */
+  stopped?: string;
 }
 
 interface Applying {
@@ -43,7 +46,13 @@ export const COMMAND_TOOL = "run_command";
 
 export function applyCommandChanges(root: string, upper: string, journal: ChangeJournal | undefined): AppliedChanges {
   const at: Applying = { root, upper, journal, result: { journaled: [], ignored: 0, leftOut: [] } };
-  applyFolder(at, "", IgnoreRules.atRoot(root), false);
+  try {
+    applyFolder(at, "", IgnoreRules.atRoot(root), false);
+  } catch (error) {
+    // A copy for undo that does not fit: that change and the ones after it are not made, never made unjournaled.
+    if (!isDiskFull(error)) throw error;
+    at.result.stopped = "no space left on device, so the rest of what it changed was dropped and the workspace holds only the changes named";
+  }
   return at.result;
 }
 

@@ -8,6 +8,7 @@ import { makeGlassboxFolder } from "../platform/glassbox-folder.ts";
 import { temporaryFolder } from "../tools/temporary-files.ts";
 import { COMMAND_TOOL, type AppliedChanges } from "./command-changes.ts";
 import type { ChangeJournal } from "./journal.ts";
+import { isDiskFull } from "../platform/disk-full.ts";
 
 /**
  * Where no overlay can be mounted (Landlock, macOS, no sandbox): a snapshot of the workspace's
@@ -107,6 +108,9 @@ export function journalSnapshot(root: string, snapshot: Snapshot, journal: Chang
       record(path, sameBytes ? "re-moded" : "changed", file.stats, after);
     }
     for (const [path, was] of [...snapshot.files].sort(byPath)) if (!now.has(path)) record(path, "deleted", was.stats, null);
+  } catch (error) {
+    if (!isDiskFull(error)) throw error;
+    result.stopped = "no space left on device, so the files it changed after those named are not in the undo journal";
   } finally {
     rmSync(snapshot.folder, { recursive: true, force: true });
   }

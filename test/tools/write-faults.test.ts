@@ -83,6 +83,17 @@ describe("a write killed mid-way", () => {
 });
 
 describe.skipIf(!CAN_MOUNT)("a full disk (a real one: a small tmpfs)", () => {
+  test("applying a command's changes: the copy for undo does not fit, so that change and the rest are not made, and the result says so", () => {
+    const disk = join(tempFolder("full-disk"), "disk");
+    const { seen } = inOwnMounts(tmpfs(disk, "256k"), "apply-full-disk", disk);
+    expect(seen.said).toBe(
+      "Workspace files it changed (in the undo journal: glassbox undo restores them): none. Stopped: no space left on device, so the rest of what it changed was dropped and the workspace holds only the changes named; tell the user the disk is full.",
+    );
+    expect(seen.unchanged).toBe(true);
+    expect(seen.files).toEqual(["a.txt", "b.txt"]);
+    expect(seen.undo).toEqual([]);
+  });
+
   const cases = [
     ["copy", "while the copy for undo is saved", "notes.txt"],
     ["temp", "while the new content is written", "notes.txt"],

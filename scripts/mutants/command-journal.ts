@@ -39,8 +39,8 @@ export const MUTANTS: Mutant[] = [
   {
     name: "the read-only workspace is writable",
     file: "src/sandbox/rules.ts",
-    find: 'const writable = access.kind === "read-only" ? [tmpdir] : [workspace, tmpdir];',
-    replace: "const writable = [workspace, tmpdir];",
+    find: 'const bounds = access.kind === "read-only" ? writable.filter((path) => !isWithin(workspace, path)) : writable;',
+    replace: "const bounds = writable;",
     tests: JOURNAL_TESTS,
   },
   {
@@ -53,8 +53,8 @@ export const MUTANTS: Mutant[] = [
   {
     name: "a command that may write runs in place",
     file: "src/tools/run_command.ts",
-    find: 'const outcome = await run({ kind: "overlay", ...folders });',
-    replace: 'const outcome = await run({ kind: "direct" });',
+    find: 'const outcome = await runIt({ kind: "overlay", ...folders });',
+    replace: 'const outcome = await runIt({ kind: "direct" });',
     tests: JOURNAL_TESTS,
   },
   {
@@ -155,8 +155,8 @@ MUTANTS.push(
   {
     name: "a read-only workspace under a writable folder is writable through it",
     file: "src/sandbox/rules.ts",
-    find: 'const bounds = access.kind === "read-only" ? writable.filter((path) => !isWithin(workspace, path)) : writable;',
-    replace: "const bounds = writable;",
+    find: "return path === folder || path.startsWith(folder.endsWith(sep) ? folder : `${folder}${sep}`);",
+    replace: "return path === folder;",
     tests: ["test/sandbox/rules.test.ts"],
   },
   {

@@ -95,15 +95,15 @@ export function confinement(input: ConfinementInput): Confinement {
   const access = input.access ?? { kind: "direct" };
   const scan = scanWorkspace(workspace);
   for (const path of scan.secrets) hide(join(workspace, path));
-  // Read-only: the workspace is simply not among the writable folders, in every kind of sandbox.
-  const writable = access.kind === "read-only" ? [tmpdir] : [workspace, tmpdir];
+  const writable = [workspace, tmpdir];
   if (home) writable.push(...WRITABLE_IN_HOME.map((name) => join(home, name)).filter(existsSync));
   for (const path of input.writable ?? []) {
     const resolved = resolveConfigured(path, workspace, home);
     if (existsSync(resolved) && !writable.includes(resolved)) writable.push(resolved);
   }
-  // With the whole workspace read-only there is nothing to make read-only again inside it, and
-  // no writable folder may hold it (a workspace under ~/.cache would be writable through it).
+  // Read-only: neither the workspace nor a writable folder that holds it (a workspace under
+  // ~/.cache) is among the writable folders, in every kind of sandbox; and there is nothing to
+  // make read-only again inside it.
   const readOnly = access.kind === "read-only" ? [] : READ_ONLY_IN_WORKSPACE.map((name) => join(workspace, name)).filter(existsSync);
   const bounds = access.kind === "read-only" ? writable.filter((path) => !isWithin(workspace, path)) : writable;
   return { workspace, access, cwd: input.cwd ?? workspace, tmpdir, writable: bounds, readOnly, hidden, network: input.network ?? false };

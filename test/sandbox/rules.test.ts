@@ -56,7 +56,7 @@ describe("a command's access to the workspace, as data", () => {
     ["read-only: the workspace is not writable", () => ({ workspace: ws, home, tmpdir: tmp, access: { kind: "read-only" } }), () => [tmp, join(home, ".cache")], () => []],
     [
       "read-only, the workspace under ~/.cache: ~/.cache is not writable either",
-      () => ({ workspace: join(home, ".cache"), home, tmpdir: tmp, access: { kind: "read-only" } }),
+      () => ({ workspace: join(home, ".cache", "project"), home, tmpdir: tmp, access: { kind: "read-only" } }),
       () => [tmp],
       () => [],
     ],
@@ -64,6 +64,7 @@ describe("a command's access to the workspace, as data", () => {
   ];
   for (const [label, input, writable, readOnly] of ACCESS) {
     test(label, () => {
+      mkdirSync(join(home, ".cache", "project"), { recursive: true });
       const plan = confinement(input());
       expect([plan.writable, plan.readOnly]).toEqual([writable(), readOnly()]);
     });

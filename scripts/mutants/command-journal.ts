@@ -174,6 +174,13 @@ MUTANTS.push(
     tests: ["test/tools/write-faults.test.ts"],
   },
   {
+    name: "a workspace grown past the bound runs a command unjournaled",
+    file: "src/tools/run_command.ts",
+    find: "if (!snapshot && !run.unjournaledSaid) throw new Refusal(",
+    replace: "if (false) throw new Refusal(",
+    tests: ["test/tools/run_command.test.ts"],
+  },
+  {
     name: "a killed glassbox's command folders are never removed",
     file: "src/tools/temporary-files.ts",
     find: "if (folderPid && !processAlive(folderPid)) {",

@@ -98,7 +98,7 @@ export function makeRunCommand(sandbox: Sandbox = UNCONFINED, bound: SnapshotBou
             : `undo:      files it writes are NOT in the undo journal (${tooBig}); glassbox undo cannot restore them`,
         ],
         askAnyway: tooBig === null ? undefined : `run_command may write and its changes cannot be journaled here: ${tooBig}`,
-        execute: () => executeCommand({ check, line, workspace, start: start.real, signal, sandbox, journal, plan, bound }, journaling),
+        execute: () => executeCommand({ check, line, workspace, start: start.real, signal, sandbox, journal, plan, bound, unjournaledSaid: tooBig !== null }, journaling),
       };
       return plan;
     },
@@ -116,6 +116,8 @@ interface Running {
   journal: ChangeJournal | undefined;
   plan: ToolPlan;
   bound: SnapshotBound;
+  /** The person was told its writes would not be journaled (past the bound), and said yes. */
+  unjournaledSaid: boolean;
 }
 
 /**
@@ -150,6 +152,8 @@ async function executeCommand(run: Running, journaling: boolean): Promise<string
     }
   }
   const snapshot = takeSnapshot(workspace.root, run.bound);
+  // Grown past the bound since it was planned (or the snapshot failed): never run unjournaled unless the person was told.
+  if (!snapshot && !run.unjournaledSaid) throw new Refusal(`${subject} was not run: no snapshot of the workspace could be taken for undo (it may have grown past the bound); tell the user.`);
   const before = snapshot ? null : fileStamps(workspace);
   const outcome = await runIt({ kind: "direct" });
   const journaled = snapshot ? journalSnapshot(workspace.root, snapshot, run.journal) : null;

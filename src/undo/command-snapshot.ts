@@ -66,18 +66,37 @@ export interface Snapshot {
 
 let made = 0;
 
-/** Copies (clones where it can) every own file into `.glassbox/tmp/PID-snapshot-N/`; null when past the bound. */
+/**
+ * Copies (clones where it can) every own file into `.glassbox/tmp/PID-snapshot-N/`; null when past
+ * the bound or when a copy cannot be made (a full disk, links Windows will not make): then nothing
+ * of it is left. A file gone since it was listed is left out.
+ */
 export function takeSnapshot(root: string, bound: SnapshotBound = SNAPSHOT_BOUND): Snapshot | null {
   const files = ownFiles(root);
   if (pastBound(files, bound)) return null;
   const folder = join(makeGlassboxFolder(temporaryFolder(root)), `${process.pid}-snapshot-${++made}`);
-  for (const file of files) {
-    const copy = join(folder, file.path);
-    mkdirSync(dirname(copy), { recursive: true });
+  const kept = new Map<string, OwnFile>();
+  try {
+    for (const file of files) if (keepCopy(root, folder, file)) kept.set(file.path, file);
+  } catch {
+    rmSync(folder, { recursive: true, force: true });
+    return null;
+  }
+  return { folder, files: kept };
+}
+
+/** One file's copy in the snapshot; false when the file is gone. */
+function keepCopy(root: string, folder: string, file: OwnFile): boolean {
+  const copy = join(folder, file.path);
+  mkdirSync(dirname(copy), { recursive: true });
+  try {
     if (file.stats.isSymbolicLink()) symlinkSync(readlinkSync(join(root, file.path)), copy);
     else copyFileSync(join(root, file.path), copy, constants.COPYFILE_FICLONE);
+    return true;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return false;
+    throw error;
   }
-  return { folder, files: new Map(files.map((file) => [file.path, file])) };
 }
 
 const byPath = ([a]: [string, unknown], [b]: [string, unknown]) => (a < b ? -1 : 1);

@@ -14,6 +14,7 @@ import { makeRunCommand } from "../../src/tools/run_command.ts";
 import { defaultTools } from "../../src/tools/index.ts";
 import { DIRECT, UNCONFINED } from "../../src/sandbox/detect.ts";
 import { ChangeJournal } from "../../src/undo/journal.ts";
+import { ownFiles } from "../../src/undo/command-snapshot.ts";
 import { applyUndo } from "../../src/undo/restore.ts";
 import { Workspace } from "../../src/tools/workspace.ts";
 import { workspaceFiles } from "../../src/tools/tree/walk.ts";
@@ -212,6 +213,19 @@ describe("the result", () => {
     expect(verdict.content.split("\n")[1]).toBe("Workspace files it changed (not in the undo journal): made.txt (new).");
     const headless = await gate(mine.root, { allow: ["run_command:sh *"], tools: [small] }).call("run_command", { argv: ["sh", "-c", "echo again > made.txt"] });
     expect(headless.decision).toBe("denied");
+  });
+
+  test("a workspace that grows past the bound while the person is asked: the command does not run unjournaled", async () => {
+    const mine = makeWorkspace();
+    const small = makeRunCommand(UNCONFINED, { max_files: ownFiles(mine.root).length + 2, max_bytes: 1_000_000 });
+    const growing = async () => {
+      for (const name of ["g1", "g2", "g3"]) writeFileSync(join(mine.root, `${name}.txt`), name);
+      return "yes" as const;
+    };
+    const verdict = await gate(mine.root, { approver: growing, tools: [small] }).call("run_command", { argv: ["touch", "after.txt"] });
+    expect(verdict.decision).toBe("refused");
+    expect(verdict.content).toBe("Refused: The command `touch after.txt` was not run: no snapshot of the workspace could be taken for undo (it may have grown past the bound); tell the user.");
+    expect(existsSync(join(mine.root, "after.txt"))).toBe(false);
   });
 
   test("past the bound, a file rewritten with the same size is noticed by its time", async () => {

@@ -77,7 +77,7 @@ export function takeSnapshot(root: string, bound: SnapshotBound = SNAPSHOT_BOUND
   const folder = join(makeGlassboxFolder(temporaryFolder(root)), `${process.pid}-snapshot-${++made}`);
   const kept = new Map<string, OwnFile>();
   try {
-    for (const file of files) if (keepCopy(root, folder, file)) kept.set(file.path, file);
+    for (const file of files) if (snapshotCopy(root, folder, file)) kept.set(file.path, file);
   } catch {
     rmSync(folder, { recursive: true, force: true });
     return null;
@@ -86,7 +86,7 @@ export function takeSnapshot(root: string, bound: SnapshotBound = SNAPSHOT_BOUND
 }
 
 /** One file's copy in the snapshot; false when the file is gone. */
-function keepCopy(root: string, folder: string, file: OwnFile): boolean {
+function snapshotCopy(root: string, folder: string, file: OwnFile): boolean {
   const copy = join(folder, file.path);
   mkdirSync(dirname(copy), { recursive: true });
   try {

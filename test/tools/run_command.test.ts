@@ -13,7 +13,7 @@ import { leftovers, unique } from "../helpers/processes.ts";
 import { makeRunCommand } from "../../src/tools/run_command.ts";
 import { defaultTools } from "../../src/tools/index.ts";
 import { DIRECT, UNCONFINED } from "../../src/sandbox/detect.ts";
-import { ChangeJournal } from "../../src/undo/journal.ts";
+import { ChangeJournal, readJournal } from "../../src/undo/journal.ts";
 import { ownFiles } from "../../src/undo/command-snapshot.ts";
 import { applyUndo } from "../../src/undo/restore.ts";
 import { Workspace } from "../../src/tools/workspace.ts";
@@ -201,6 +201,19 @@ describe("the result", () => {
     expect(entry!.files.filter((file) => file.action === "skipped")).toEqual([]);
     expect(read()).toEqual(before);
     expect(existsSync(join(mine.root, "out"))).toBe(false);
+  });
+
+  test("a model's edit and a command's change to the same file are one journal, in one order: undo gives back the file as it was before both", async () => {
+    const mine = makeWorkspace();
+    const original = readFileSync(join(mine.root, "README.md"));
+    const session = gate(mine.root, { approver: recordingApprover("yes").approver });
+    session.checkpoint.journal = new ChangeJournal(mine.root, "r1");
+    expect((await session.call("write_file", { path: "README.md", content: "edited by the model\n" })).decision).toBe("allowed");
+    expect((await session.call("run_command", { argv: ["sh", "-c", "echo changed by a command >> README.md; echo new > made.txt"] })).decision).toBe("allowed");
+    expect(readJournal(mine.root, "r1")!.changes.map((change) => `${change.seq} ${change.tool} ${change.path}`)).toEqual(["1 write_file README.md", "2 run_command README.md", "3 run_command made.txt"]);
+    applyUndo(new Workspace(mine.root), "r1", { force: false });
+    expect(readFileSync(join(mine.root, "README.md"))).toEqual(original);
+    expect(existsSync(join(mine.root, "made.txt"))).toBe(false);
   });
 
   test("past the snapshot's bound a command a rule allows is asked, and an approved one is named as not in the undo journal", async () => {

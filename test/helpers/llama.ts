@@ -13,6 +13,7 @@
  * startLlamaServer gives each (bun test runs no "exit" handlers).
  */
 import { findLlamaServer, startLlamaServer, testModel, type LlamaServer, type TestModelKind } from "../../scripts/llama-server.ts";
+import { required } from "./required.ts";
 import { processAlive as alive } from "../../src/platform/process-alive.ts";
 
 export type { LlamaServer, TestModelKind };
@@ -35,7 +36,7 @@ export const LLAMA_START_TIMEOUT = 120_000;
 
 /** Whether this run insists on a real llama-server: .ci/run sets GLASSBOX_REQUIRE_LLAMA=1, so its tests fail rather than skip. */
 export function llamaRequired(): boolean {
-  return process.env.GLASSBOX_REQUIRE_LLAMA === "1";
+  return required("llama");
 }
 
 let warned = false;
@@ -43,9 +44,11 @@ let warned = false;
 /**
  * For describe.skipIf: true when no llama-server can be had here and this run does not insist on
  * one. Finds it, or unpacks it once per cache (a download of ~13 MB), so await it at the top of
- * the file. When GLASSBOX_REQUIRE_LLAMA=1 it is false, and llamaServer() fails with the reason.
+ * the file. When GLASSBOX_REQUIRE_LLAMA=1 it is false, and llamaServer() fails with the reason;
+ * GLASSBOX_SKIP_LLAMA=1 (`npm run test:quick`) skips them by choice.
  */
 export async function withoutLlama(): Promise<boolean> {
+  if (process.env.GLASSBOX_SKIP_LLAMA === "1" && !llamaRequired()) return true;
   const found = await findLlamaServer();
   if (!("missing" in found) || llamaRequired()) return false;
   if (!warned) console.warn(`no llama-server, its tests are skipped: ${found.missing}`);

@@ -1,10 +1,8 @@
-import { afterAll, setDefaultTimeout } from "bun:test";
+import { afterAll } from "bun:test";
 import { removeWorkspaces } from "./workspace.ts";
 
-// Many tests start real processes (servers, binaries, sandboxes): on a machine whose cores are
-// busy with other work they take several times as long, and bun's default 5 s would fail them for
-// the load alone. A test that hangs still fails, after 30 s; a test that needs longer says so.
-setDefaultTimeout(30_000);
+// Each test's time limit is given on the command line (scripts/test.ts, TEST_TIMEOUT_MS): a
+// setDefaultTimeout here holds for the first test file only.
 
 // A preload's afterAll runs once, after every test file. Removing every test's folders can take
 // longer than a hook's default 5 s on a loaded machine.

@@ -16,22 +16,19 @@ import os from "node:os";
 import path from "node:path";
 import { GLASSBOX_ENTRY, buildBinary } from "../../scripts/build.ts";
 import { copyToyWorkspace } from "../../src/cli/toy-workspace.ts";
+import { required } from "./required.ts";
+import { sharedOnce } from "./shared-once.ts";
 import { endE2eServers, isAlive } from "./tmux-servers.ts";
-import { tempFolder } from "./workspace.ts";
 
 export const tmuxPath = Bun.which("tmux");
-export const E2E_SKIPPED = !tmuxPath || process.env.GLASSBOX_SKIP_E2E === "1";
+/** GLASSBOX_SKIP_E2E=1 skips them by choice; without tmux they skip, unless GLASSBOX_REQUIRE_TMUX=1 makes them fail. */
+export const E2E_SKIPPED = process.env.GLASSBOX_SKIP_E2E === "1" || (!tmuxPath && !required("tmux"));
 export const WIDTH = 160;
 export const HEIGHT = 45;
 
-let built: Promise<string> | null = null;
-/** The binary, built once into its own temp folder for the whole test process. */
+/** The binary, built once per test run into a folder of its own. */
 function sharedBinary(): Promise<string> {
-  built ??= (async () => {
-    const folder = tempFolder("e2e-bin"); // removed once every test file is done, by the preload's afterAll
-    return (await buildBinary(GLASSBOX_ENTRY, path.join(folder, "glassbox"))).outfile;
-  })();
-  return built;
+  return sharedOnce("e2e-bin", async (folder) => (await buildBinary(GLASSBOX_ENTRY, path.join(folder, "glassbox"))).outfile);
 }
 
 export interface Pane {
@@ -84,6 +81,7 @@ export function useTerminal(): Terminal {
   };
 
   beforeAll(async () => {
+    if (!tmuxPath) throw new Error("GLASSBOX_REQUIRE_TMUX=1, but tmux is not on PATH: install it (apt-get install tmux)");
     // Servers a bailed-out test process left behind (its afterAll never ran).
     endE2eServers((owner) => !isAlive(owner), tmuxPath ?? undefined);
     state.dir = fs.mkdtempSync(path.join(os.tmpdir(), "glassbox-e2e-"));

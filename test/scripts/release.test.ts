@@ -12,7 +12,8 @@ import pkg from "../../package.json";
 import { readBinaryFormat } from "../../scripts/binary-format.ts";
 import { SUMS_FILE, release } from "../../scripts/release.ts";
 import { commitOf, targetName } from "../../src/platform/build-info.ts";
-import { required, sharedRelease, type BuiltRelease } from "../helpers/release.ts";
+import { sharedRelease, type BuiltRelease } from "../helpers/release.ts";
+import { required } from "../helpers/required.ts";
 
 const root = path.resolve(import.meta.dir, "../..");
 const skipped = process.env.GLASSBOX_SKIP_E2E === "1";

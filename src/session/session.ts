@@ -127,10 +127,6 @@ export function openSession(args: SessionArgs, approver?: Approver, clock: Clock
         throw new UsageError(`${flag}: ${(error as Error).message}`);
       }
     });
-  const policy = new Policy(
-    [...rules(config.allow, "config allow"), ...rules(args.allow, "--allow")],
-    [...rules(config.deny, "config deny"), ...rules(args.deny, "--deny")],
-  );
   // No spec: the caller finds one (discovery) before the first run.
   const spec = args.model ?? config.model ?? null;
   const wire = new WireLog(wireLogPath(workspace.root));
@@ -152,6 +148,12 @@ export function openSession(args: SessionArgs, approver?: Approver, clock: Clock
   if (config.sandbox === "require" && choice.missing) {
     throw new UsageError(`sandbox is "require" but no sandbox can run here: ${choice.missing}; or set "sandbox": "auto" to run checks unsandboxed`);
   }
+  // Without a sandbox nothing can hold the workspace read-only: read-only rules (the built-in git ones) ask instead.
+  const policy = new Policy(
+    [...rules(config.allow, "config allow"), ...rules(args.allow, "--allow")],
+    [...rules(config.deny, "config deny"), ...rules(args.deny, "--deny")],
+    choice.sandbox.kind !== "none",
+  );
   const { components } = config;
   const tools = args.offerTools ? defaultTools(config.checks, config.edit_checks, choice.sandbox, components) : [];
   const pending: AgentEvent[] = [];

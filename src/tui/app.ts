@@ -1,3 +1,4 @@
+import { READ_ONLY_UNENFORCED } from "../core/policy.ts";
 import type { CliArgs } from "../cli/args.ts";
 import { connectServers, openSession, startRun, type Session } from "../session/session.ts";
 import { openSaved, type SavedSession } from "../session/store.ts";
@@ -166,7 +167,7 @@ class TuiApp {
     screen.on("resize", () => this.relayout());
 
     this.say(`glassbox · ${sanitize(session.model.name)} · workspace ${sanitize(session.workspace.root)}`);
-    if (session.sandbox.kind === "none") this.say(`Checks run UNSANDBOXED: ${sanitize(session.sandbox.reason)}.`);
+    if (session.sandbox.kind === "none") this.say(`Checks run UNSANDBOXED: ${sanitize(session.sandbox.reason)}; ${READ_ONLY_UNENFORCED}.`);
     this.runs.restore();
     this.say("Type a task and press Enter. ? shows the keys, / the commands.");
     composer.box.focus();

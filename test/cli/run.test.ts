@@ -274,10 +274,13 @@ describe("a run stopped from outside", () => {
       stdout: "pipe",
       stderr: "pipe",
     });
-    const pidFile = join(root, "hang.pid");
     const until = Date.now() + 5000;
-    while (!(existsSync(pidFile) && readFileSync(pidFile, "utf8").trim()) && Date.now() < until) await Bun.sleep(10);
-    expect(readFileSync(pidFile, "utf8").trim()).toBe("started");
+    // A check writes in the workspace; a command's writes reach it only when it ends (an overlay, or undo's snapshot), so its `sleep` is looked for.
+    const started = command
+      ? () => Bun.spawnSync(["pgrep", "-f", `sleep 30.${marker}`]).stdout.toString().trim() !== ""
+      : () => existsSync(join(root, "hang.pid")) && readFileSync(join(root, "hang.pid"), "utf8").trim() === "started";
+    while (!started() && Date.now() < until) await Bun.sleep(10);
+    expect(started()).toBe(true);
     const cleanUp = () => {
       Bun.spawnSync(["pkill", "-KILL", "-f", marker]);
       child.kill("SIGKILL");

@@ -19,9 +19,9 @@ import { copyToyWorkspace } from "../src/cli/demo.ts";
 import { chooseSandbox } from "../src/sandbox/detect.ts";
 import { makeRunCommand } from "../src/tools/run_command.ts";
 import { runCheck } from "../src/tools/checks.ts";
-import { Workspace } from "../src/tools/workspace.ts";
-import { systemClock } from "../src/core/clock.ts";
-import { ChangeJournal } from "../src/undo/journal.ts";
+import { Workspace } from "../src/files/workspace.ts";
+import { systemClock } from "../src/protocol/clock.ts";
+import { ChangeJournal } from "../src/files/journal.ts";
 import { overlayProblem } from "../src/sandbox/overlay.ts";
 import type { Sandbox } from "../src/sandbox/sandbox.ts";
 

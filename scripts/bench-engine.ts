@@ -12,12 +12,12 @@ import { join } from "node:path";
 import { z } from "zod";
 import { Checkpoint } from "../src/core/checkpoint.ts";
 import { Policy, parseRule } from "../src/core/policy.ts";
-import { systemClock } from "../src/core/clock.ts";
-import { Workspace } from "../src/tools/workspace.ts";
+import { systemClock } from "../src/protocol/clock.ts";
+import { Workspace } from "../src/files/workspace.ts";
 import { TOOL_NAMES, defaultTools } from "../src/tools/index.ts";
 import { defineTool } from "../src/tools/tool.ts";
 import { EventLog } from "../src/trace/event-log.ts";
-import { argumentsText } from "../src/core/messages.ts";
+import { argumentsText } from "../src/protocol/messages.ts";
 
 const CALLS = Number(process.argv[2] ?? 20_000);
 

@@ -12,13 +12,13 @@
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { cpus, loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
-import { Workspace } from "../src/tools/workspace.ts";
+import { Workspace } from "../src/files/workspace.ts";
 import { searchText } from "../src/tools/search_text.ts";
 import { findFiles } from "../src/tools/find_files.ts";
 import { listFiles } from "../src/tools/list_files.ts";
 import { workspaceFiles } from "../src/tools/tree/walk.ts";
 import { compilePattern } from "../src/tools/tree/pattern.ts";
-import { systemClock } from "../src/core/clock.ts";
+import { systemClock } from "../src/protocol/clock.ts";
 import type { Tool } from "../src/tools/tool.ts";
 
 const RUNS = 7;

@@ -3,7 +3,7 @@
  * The demo's recorded prompt sizes, counted again by a real llama-server: the built-in model plays
  * its script, and each request it gets is rendered by Qwen2.5's chat template and counted by its
  * tokenizer (the server's /apply-template and /tokenize, as a run on llama.cpp counts), the count
- * written into src/session/demo-script.json's `usage.prompt_tokens` in order. Run it when the
+ * written into src/model/demo-script.json's `usage.prompt_tokens` in order. Run it when the
  * tools, their descriptions or the system prompt change: figures from a smaller tool set made the
  * demo's first screen warn that the server seemed to have cut the prompt.
  *
@@ -15,11 +15,12 @@ import { parseCli } from "../src/cli/args.ts";
 import { demoArgs } from "../src/cli/demo.ts";
 import { LlamaCppModel } from "../src/model/llamacpp.ts";
 import { DEFAULT_MODEL_OPTIONS } from "../src/model/options.ts";
-import type { ModelRequest } from "../src/model/types.ts";
-import { openSession, startRun } from "../src/session/session.ts";
+import type { ModelRequest } from "../src/protocol/model.ts";
+import { openSession } from "../src/session/session.ts";
+import { startRun } from "../src/session/start-run.ts";
 import { startLlamaServer, testModel } from "./llama-server.ts";
 
-const SCRIPT = join(import.meta.dir, "..", "src", "session", "demo-script.json");
+const SCRIPT = join(import.meta.dir, "..", "src", "model", "demo-script.json");
 
 const server = await startLlamaServer({ model: await testModel("prose") });
 try {

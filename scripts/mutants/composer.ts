@@ -74,7 +74,7 @@ export const MUTANTS: Mutant[] = [
   },
   {
     name: "Esc and Ctrl-C read together are dropped",
-    file: "src/tui/blessed.ts",
+    file: "src/tui/screen.ts",
     find: "  separateEscapeKeys(screen.program.input);\n",
     replace: "",
     tests: ["test/tui/escape-keys.test.ts"],

@@ -81,7 +81,7 @@ export const MUTANTS: Mutant[] = [
   },
   {
     name: "cache figures lost between the reply and its event",
-    file: "src/core/reply.ts",
+    file: "src/model/reply.ts",
     find: "cached_tokens: this.usage?.cached_tokens ?? null,",
     replace: "cached_tokens: null,",
     tests: ["test/model/llamacpp.test.ts"],

@@ -81,10 +81,10 @@ export const MUTANTS: Mutant[] = [
   },
   {
     name: "the window is not multiplied by the slots",
-    file: "src/session/llama-server-launch.ts",
+    file: "src/model/llama-server-launch.ts",
     find: "    window: perSlot * slots,\n",
     replace: "    window: perSlot,\n",
-    tests: ["test/session/llama-server-launch.test.ts"],
+    tests: ["test/model/llama-server-launch.test.ts"],
   },
   {
     name: "the server's log is never rotated",
@@ -110,7 +110,7 @@ export const MUTANTS: Mutant[] = [
   },
   {
     name: "a signal's exit does not wait for the cleanups",
-    file: "src/tui/blessed.ts",
+    file: "src/tui/screen.ts",
     find: "    void Promise.race([cleanups, Bun.sleep(SIGNAL_CLEANUP_MS)]).then(() => process.exit(SIGNAL_EXIT[signal] ?? 1));\n",
     replace: "    process.exit(SIGNAL_EXIT[signal] ?? 1);\n",
     tests: ["test/tui/hang-up.test.ts"],
@@ -187,10 +187,10 @@ export const MUTANTS: Mutant[] = [
   },
   {
     name: "the picker lists no GGUF files",
-    file: "src/session/find-model.ts",
+    file: "src/model/find-model.ts",
     find: "candidates: [...servers.candidates, ...files.candidates]",
     replace: "candidates: servers.candidates",
-    tests: ["test/session/find-model-files.test.ts"],
+    tests: ["test/model/find-model-files.test.ts"],
   },
   {
     name: "a GGUF file that fails the header check is left out without a word",

@@ -60,7 +60,7 @@ export const MUTANTS: Mutant[] = [
   },
   {
     name: "a styled row drawn in the voice's look alone",
-    file: "src/tui/blessed.ts",
+    file: "src/tui/cell-writer.ts",
     find: "const styled = styles !== undefined && styleAttrs !== undefined;",
     replace: "const styled = false;",
     tests: ["test/tui/panes/transcript-pane.test.ts"],

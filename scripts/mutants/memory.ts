@@ -4,10 +4,10 @@ import type { Mutant } from "../mutate.ts";
 export const MUTANTS: Mutant[] = [
   {
     name: "streamed text kept as a string per piece",
-    file: "src/core/text-pieces.ts",
+    file: "src/model/text-pieces.ts",
     find: "    if (this.pieces.length >= 1024) this.seal();\n",
     replace: "",
-    tests: ["test/core/text-pieces.test.ts"],
+    tests: ["test/model/text-pieces.test.ts"],
   },
   {
     name: "a finished run stays alive through its cleared redraw ticker",

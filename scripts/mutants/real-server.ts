@@ -4,15 +4,15 @@ import type { Mutant } from "../mutate.ts";
 export const MUTANTS: Mutant[] = [
   {
     name: "a cut-off call goes back to the server as the fragment it was",
-    file: "src/core/loop.ts",
+    file: "src/core/run.ts",
     find: "tool_calls: replayableCalls(reply.tool_calls, screened)",
     replace: "tool_calls: reply.tool_calls",
     tests: ["test/core/loop.test.ts"],
   },
   {
     name: "a call cut off at the cap is refused without saying so",
-    file: "src/core/loop.ts",
-    find: "oversized ?? hostile ?? cutOffCall(call, reply, replyTokenCap)",
+    file: "src/core/run.ts",
+    find: "oversized ?? hostile ?? cutOffCall(call, reply, this.replyTokenCap)",
     replace: "oversized ?? hostile",
     tests: ["test/core/loop.test.ts"],
   },

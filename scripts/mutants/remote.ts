@@ -60,10 +60,10 @@ export const MUTANTS: Mutant[] = [
   },
   {
     name: "--insecure-tls is on without the flag",
-    file: "src/session/server-access.ts",
+    file: "src/model/server-access.ts",
     find: "    insecureTls: args.insecureTls ?? false,\n",
     replace: "    insecureTls: true,\n",
-    tests: ["test/session/server-access.test.ts"],
+    tests: ["test/model/server-access.test.ts"],
   },
   {
     name: "a certificate failure is not named",
@@ -91,14 +91,14 @@ export const MUTANTS: Mutant[] = [
     file: "src/session/config.ts",
     find: "  refuseKeyInFile(raw, path);\n",
     replace: "",
-    tests: ["test/session/server-access.test.ts"],
+    tests: ["test/model/server-access.test.ts"],
   },
   {
     name: "OPENAI_API_KEY is sent to every server",
-    file: "src/session/server-access.ts",
+    file: "src/model/server-access.ts",
     find: "openAi && env.OPENAI_API_KEY",
     replace: "env.OPENAI_API_KEY",
-    tests: ["test/session/server-access.test.ts"],
+    tests: ["test/model/server-access.test.ts"],
   },
   {
     name: "openai: takes the first of several models",
@@ -158,9 +158,9 @@ export const MUTANTS: Mutant[] = [
   },
   {
     name: "discovery sends no key",
-    file: "src/session/find-model.ts",
+    file: "src/model/find-model.ts",
     find: "    headers: key ? requestHeaders({ ...NO_ACCESS, key: new ApiKey(key, \"GLASSBOX_API_KEY\") }) : {},",
     replace: "    headers: {},",
-    tests: ["test/session/find-model-files.test.ts"],
+    tests: ["test/model/find-model-files.test.ts"],
   },
 ];

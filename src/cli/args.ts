@@ -1,8 +1,8 @@
 import { parseArgs } from "node:util";
-import { LIMIT_NAMES, LimitOverridesSchema, type LimitOverrides } from "../core/limits.ts";
+import { LIMIT_NAMES, LimitOverridesSchema, type LimitOverrides } from "../protocol/limits.ts";
 import type { SessionArgs } from "../session/session.ts";
-import { parseWith } from "../session/config.ts";
-import { UsageError } from "../session/usage-error.ts";
+import { parseWith } from "../protocol/parse-with.ts";
+import { UsageError } from "../protocol/usage-error.ts";
 
 /** Options shared by the TUI and `run` (CONTRACT.md). */
 const OPTIONS = {

@@ -1,9 +1,9 @@
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { DEMO_MODEL } from "../session/demo-model.ts";
+import { DEMO_MODEL } from "../model/demo-model.ts";
 import type { CliArgs } from "./args.ts";
-import { copyToyWorkspace } from "./toy-workspace.ts";
-import { UsageError } from "../session/usage-error.ts";
+import { copyToyWorkspace } from "../session/toy-workspace.ts";
+import { UsageError } from "../protocol/usage-error.ts";
 
 export { copyToyWorkspace };
 

@@ -1,6 +1,6 @@
-import type { ModelSpec } from "../session/model-spec.ts";
+import type { ModelSpec } from "../model/model-spec.ts";
 import { recoverTextCalls } from "../model/text-calls/index.ts";
-import type { ModelClient, ToolDeclaration } from "../model/types.ts";
+import type { ModelClient, ToolDeclaration } from "../protocol/model.ts";
 import type { Finding } from "./doctor-finding.ts";
 
 /** The probe's one tool: harmless, no arguments, and a question only it answers. */

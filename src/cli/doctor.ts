@@ -2,16 +2,16 @@ import { redact } from "../trace/redact.ts";
 import { resolve } from "node:path";
 import type { CliArgs } from "./args.ts";
 import { loadConfig } from "../session/config.ts";
-import { createModel, loadScript, parseModelSpec, type ModelSpec } from "../session/model-spec.ts";
+import { createModel, loadScript, parseModelSpec, type ModelSpec } from "../model/model-spec.ts";
 import { fetchJson } from "../model/http.ts";
 import { serverLabel } from "../model/discovery.ts";
-import { START_A_SERVER, describeCandidate, findModels, silentServers } from "../session/find-model.ts";
+import { START_A_SERVER, describeCandidate, findModels, silentServers } from "../model/find-model.ts";
 import { modelContextLength } from "../model/ollama.ts";
 import { ModelOptionsSchema, windowOf, type ModelOptions } from "../model/options.ts";
 import { sandboxFinding } from "./doctor-sandbox.ts";
 import type { Config } from "../session/config.ts";
-import type { ServerPlace } from "../session/model-spec.ts";
-import { keyLine, serverAccess } from "../session/server-access.ts";
+import type { ServerPlace } from "../model/model-spec.ts";
+import { keyLine, serverAccess } from "../model/server-access.ts";
 import { NO_ACCESS, keyRefusal, type ServerAccess } from "../model/access.ts";
 
 /** A key the server refused: where it goes, and where it never goes. */

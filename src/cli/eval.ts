@@ -1,8 +1,9 @@
 import { cpSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { basename, dirname, join, resolve } from "node:path";
 import type { CliArgs } from "./args.ts";
-import { UsageError } from "../session/usage-error.ts";
-import { ConfigSchema, parseWith } from "../session/config.ts";
+import { UsageError } from "../protocol/usage-error.ts";
+import { ConfigSchema } from "../session/config.ts";
+import { parseWith } from "../protocol/parse-with.ts";
 import { loadTasks, type Task } from "../eval/task.ts";
 import { readVerdict, runFolder, runOne, type RunVerdict, type ServerReach } from "../eval/runner.ts";
 import { INSECURE_TLS_WARNING } from "../model/access.ts";

@@ -1,4 +1,4 @@
-import { LIMIT_NAMES } from "../core/limits.ts";
+import { LIMIT_NAMES } from "../protocol/limits.ts";
 
 /** One usage line of `glassbox --help`, and the command whose `--help` shows it. */
 interface Usage {

@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { configFor, configText, detectChecks, snapshotProject, type Detection } from "../session/detect-checks.ts";
 import { workspaceRoot } from "../session/workspace-root.ts";
 import { workspaceLayers } from "../session/session.ts";
-import { UsageError } from "../session/usage-error.ts";
+import { UsageError } from "../protocol/usage-error.ts";
 import { layerTable } from "./audit.ts";
 import type { CliArgs } from "./args.ts";
 

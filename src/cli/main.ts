@@ -3,7 +3,7 @@ import pkg from "../../package.json";
 import { redact } from "../trace/redact.ts";
 import { parseCli } from "./args.ts";
 import { helpFor } from "./help.ts";
-import { UsageError } from "../session/usage-error.ts";
+import { UsageError } from "../protocol/usage-error.ts";
 import { buildInfo, versionLine } from "../platform/build-info.ts";
 import { LAUNCHER_COMMAND } from "../sandbox/launcher-command.ts";
 import { normalJit } from "../platform/jit.ts";

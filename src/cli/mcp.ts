@@ -1,7 +1,7 @@
 import type { CliArgs } from "./args.ts";
 import { workspaceRoot } from "../session/workspace-root.ts";
 import { loadConfig } from "../session/config.ts";
-import { UsageError } from "../session/usage-error.ts";
+import { UsageError } from "../protocol/usage-error.ts";
 import { readLock } from "../prompt/lock.ts";
 import { collectServers, isStdio, type ServerEntry } from "../mcp/config.ts";
 import { McpHub } from "../mcp/hub.ts";

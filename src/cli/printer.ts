@@ -1,6 +1,6 @@
 import { READ_ONLY_ASKS } from "../core/policy.ts";
 import type { SandboxInfo } from "../sandbox/sandbox.ts";
-import type { AgentEvent } from "../core/events.ts";
+import type { AgentEvent } from "../protocol/events.ts";
 
 /** One readable line per event for headless runs without --json; null for events not worth a line. */
 export function formatEvent(event: AgentEvent): string | null {

@@ -1,7 +1,7 @@
 import { writeFileSync } from "node:fs";
 import { resolve } from "node:path";
 import type { CliArgs } from "./args.ts";
-import { UsageError } from "../session/usage-error.ts";
+import { UsageError } from "../protocol/usage-error.ts";
 import { mergeArms } from "../eval/results.ts";
 import { htmlReport } from "../eval/html-report.ts";
 

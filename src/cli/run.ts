@@ -3,12 +3,13 @@ import { HANG_UPS } from "../platform/hang-ups.ts";
 import { INSECURE_TLS_WARNING } from "../model/access.ts";
 import type { CliArgs } from "./args.ts";
 import type { Session } from "../session/session.ts";
-import { connectServers, openSession, prepareModel, startRun } from "../session/session.ts";
+import { connectServers, openSession, prepareModel } from "../session/session.ts";
+import { startRun } from "../session/start-run.ts";
 import { formatEvent } from "./printer.ts";
-import { UsageError } from "../session/usage-error.ts";
+import { UsageError } from "../protocol/usage-error.ts";
 import { assembleMarked } from "../prompt/layers.ts";
-import { findModels, onlyCandidate } from "../session/find-model.ts";
-import { changedFiles } from "../undo/journal.ts";
+import { findModels, onlyCandidate } from "../model/find-model.ts";
+import { changedFiles } from "../files/journal.ts";
 import { openSaved, restoreNotes, type SavedSession } from "../session/store.ts";
 
 /**

@@ -1,9 +1,9 @@
 import type { CliArgs } from "./args.ts";
 import { workspaceRoot } from "../session/workspace-root.ts";
-import { Workspace } from "../tools/workspace.ts";
-import { UsageError } from "../session/usage-error.ts";
-import { JournalError, journaledRuns } from "../undo/journal.ts";
-import { applyUndo, latestChangedRun, leavesSkipped, outcomeLines, planLines, planUndo, undoLogLine } from "../undo/restore.ts";
+import { Workspace } from "../files/workspace.ts";
+import { UsageError } from "../protocol/usage-error.ts";
+import { JournalError, journaledRuns } from "../files/journal.ts";
+import { applyUndo, latestChangedRun, leavesSkipped, outcomeLines, planLines, planUndo, undoLogLine } from "../files/restore.ts";
 
 /**
  * `glassbox undo`: restores every file a run changed (default: the latest run that changed files),

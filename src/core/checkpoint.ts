@@ -1,16 +1,17 @@
 import { z } from "zod";
-import type { Decision } from "./events.ts";
-import type { ToolCallRequest } from "./messages.ts";
-import type { Clock } from "./clock.ts";
+import type { Decision } from "../protocol/events.ts";
+import type { ToolCallRequest } from "../protocol/messages.ts";
+import type { Clock } from "../protocol/clock.ts";
 import { clip } from "./clip.ts";
 import { validateArguments } from "./validate.ts";
-import { ARGUMENT_LIMITS, argumentsRefusal } from "./argument-limits.ts";
-import { Policy, RUN_COMMAND, parseRule, type Rule } from "./policy.ts";
-import { offeredName } from "./tool-names.ts";
+import { ARGUMENT_LIMITS, argumentsRefusal } from "../protocol/argument-limits.ts";
+import { Policy, parseRule, type Rule } from "./policy.ts";
+import { RUN_COMMAND } from "../protocol/tool-names.ts";
+import { offeredName } from "../protocol/tool-names.ts";
 import { Refusal, ToolFailure, type FileChange, type Tool, type TodoItem, type ToolPlan } from "../tools/tool.ts";
-import type { Workspace } from "../tools/workspace.ts";
-import type { ToolDeclaration } from "../model/types.ts";
-import type { ChangeJournal } from "../undo/journal.ts";
+import type { Workspace } from "../files/workspace.ts";
+import type { ToolDeclaration } from "../protocol/model.ts";
+import type { ChangeJournal } from "../files/journal.ts";
 
 export interface ApprovalRequest {
   tool: string;

@@ -1,9 +1,9 @@
 import { clip } from "./clip.ts";
 import type { ContextPolicy } from "./discipline.ts";
-import type { AgentEvent } from "./events.ts";
-import { messageChars, type Message } from "./messages.ts";
+import type { AgentEvent } from "../protocol/events.ts";
+import { messageChars, type Message } from "../protocol/messages.ts";
 import type { TodoItem } from "../tools/tool.ts";
-import { ModelError, type ToolDeclaration } from "../model/types.ts";
+import { ModelError, type ToolDeclaration } from "../protocol/model.ts";
 
 /**
  * The context manager: what the model is sent of the record. A server keeps the previous

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { PARSE_ONCE } from "./zod-start.ts";
+import { PARSE_ONCE } from "../protocol/zod-start.ts";
 
 /**
  * The agent-discipline thresholds as data: context management, stall rules, budget warnings.

@@ -1,3 +1,5 @@
+import { RUN_COMMAND } from "../protocol/tool-names.ts";
+
 /**
  * Approval rules as data: `TOOL` or `TOOL:GLOB`, the glob matched against the call's target
  * (its path argument, the check's name, or a command's line). Deny beats allow. A call on two
@@ -14,9 +16,6 @@ export interface Rule {
 
 /** The prefix of a read-only command rule's glob: `run_command:ro:git status*`. */
 export const READ_ONLY_PREFIX = "ro:";
-
-/** The tool whose rules match a command line, where `*` crosses `/` (a command line is not a path). */
-export const RUN_COMMAND = "run_command";
 
 /**
  * A command-line glob: `*` matches any characters, `/` and spaces included; everything else is

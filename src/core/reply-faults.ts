@@ -1,7 +1,7 @@
-import type { StopStatus } from "./events.ts";
-import type { AssembledReply } from "./reply.ts";
-import type { ToolCallRequest } from "./messages.ts";
-import { decodeArguments } from "./canonical.ts";
+import type { StopStatus } from "../protocol/events.ts";
+import type { AssembledReply } from "../model/reply.ts";
+import type { ToolCallRequest } from "../protocol/messages.ts";
+import { decodeArguments } from "../protocol/canonical.ts";
 
 /**
  * Replies that are neither an answer nor a call: an empty one, and one the server cut off at the

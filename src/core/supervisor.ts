@@ -1,5 +1,5 @@
-import type { AgentEvent } from "./events.ts";
-import type { Limits } from "./limits.ts";
+import type { AgentEvent } from "../protocol/events.ts";
+import type { Limits } from "../protocol/limits.ts";
 import type { BudgetWarning, StallRules } from "./discipline.ts";
 import { StallDetector } from "./stall.ts";
 import { VerifyGate, type GateDecision } from "./gate.ts";

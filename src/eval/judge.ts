@@ -1,6 +1,6 @@
 import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync } from "node:fs";
 import { basename, isAbsolute, join, relative, resolve, sep } from "node:path";
-import type { AgentEvent, EventOf } from "../core/events.ts";
+import type { AgentEvent, EventOf } from "../protocol/events.ts";
 import { runCheck, type Checks } from "../tools/checks.ts";
 import type { Criterion } from "./task.ts";
 

@@ -1,9 +1,10 @@
 import { join } from "node:path";
 import { LlamaServerProcess, ServerStartError, type ServerLaunch } from "../model/llama-server-process.ts";
-import { ConfigSchema, parseWith } from "../session/config.ts";
-import { ggufLaunch } from "../session/llama-server-launch.ts";
-import { parseModelSpec } from "../session/model-spec.ts";
-import { UsageError } from "../session/usage-error.ts";
+import { ConfigSchema } from "../session/config.ts";
+import { parseWith } from "../protocol/parse-with.ts";
+import { ggufLaunch } from "../model/llama-server-launch.ts";
+import { parseModelSpec } from "../model/model-spec.ts";
+import { UsageError } from "../protocol/usage-error.ts";
 import type { Manifest } from "./results.ts";
 
 /** The llama-servers an eval started, and the model spec each arm's runs use. */

@@ -2,10 +2,10 @@ import { existsSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { redact } from "../trace/redact.ts";
 import { basename, join, resolve } from "node:path";
 import { createHash } from "node:crypto";
-import { UsageError } from "../session/usage-error.ts";
+import { UsageError } from "../protocol/usage-error.ts";
 import type { RunVerdict } from "./runner.ts";
 import type { Task } from "./task.ts";
-import { canonicalJson } from "../core/canonical.ts";
+import { canonicalJson } from "../protocol/canonical.ts";
 
 export const RESULTS = "results.json";
 export const MANIFEST = "eval.json";

@@ -2,10 +2,11 @@ import { copyFileSync, cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync,
 import { tmpdir } from "node:os";
 import { isAbsolute, join } from "node:path";
 import type { SessionArgs } from "../session/session.ts";
-import { copyToyWorkspace } from "../cli/toy-workspace.ts";
-import { openSession, startRun } from "../session/session.ts";
-import { UsageError } from "../session/usage-error.ts";
-import { DECISIONS, type AgentEvent, type Decision, type EventOf } from "../core/events.ts";
+import { copyToyWorkspace } from "../session/toy-workspace.ts";
+import { openSession } from "../session/session.ts";
+import { startRun } from "../session/start-run.ts";
+import { UsageError } from "../protocol/usage-error.ts";
+import { DECISIONS, type AgentEvent, type Decision, type EventOf } from "../protocol/events.ts";
 import { judge, snapshot, type CriterionResult } from "./judge.ts";
 import { poison } from "./poison.ts";
 import type { Task } from "./task.ts";

@@ -1,9 +1,9 @@
 import { readdirSync, readFileSync } from "node:fs";
 import { basename, join } from "node:path";
 import { z } from "zod";
-import { LimitOverridesSchema, type Limits } from "../core/limits.ts";
-import { parseWith } from "../session/config.ts";
-import { UsageError } from "../session/usage-error.ts";
+import { LimitOverridesSchema, type Limits } from "../protocol/limits.ts";
+import { parseWith } from "../protocol/parse-with.ts";
+import { UsageError } from "../protocol/usage-error.ts";
 
 /** What the harness, not the model, checks after a run. */
 export const CriterionSchema = z.union([

@@ -1,9 +1,9 @@
 import { existsSync, readFileSync } from "node:fs";
 import { isAbsolute, join, relative, resolve } from "node:path";
 import { z } from "zod";
-import { PARSE_ONCE } from "../core/zod-start.ts";
-import { canonicalJson } from "../core/canonical.ts";
-import { UsageError } from "../session/usage-error.ts";
+import { PARSE_ONCE } from "../protocol/zod-start.ts";
+import { canonicalJson } from "../protocol/canonical.ts";
+import { UsageError } from "../protocol/usage-error.ts";
 
 /** What the model calls a server's tool: `__` separates server and tool (a server name never holds it). */
 export function mcpToolName(server: string, tool: string): string {

@@ -1,4 +1,4 @@
-import type { AgentEvent } from "../core/events.ts";
+import type { AgentEvent } from "../protocol/events.ts";
 import type { Tool } from "../tools/tool.ts";
 import { makeLayer, type PromptLayer } from "../prompt/layers.ts";
 import type { Lock } from "../prompt/lock.ts";

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { PARSE_ONCE } from "../core/zod-start.ts";
+import { PARSE_ONCE } from "../protocol/zod-start.ts";
 
 /** Caps on what a server may hand glassbox, as data with their defaults in one place. */
 export const McpLimitsSchema = z

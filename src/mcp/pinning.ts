@@ -1,4 +1,4 @@
-import { canonicalJson } from "../core/canonical.ts";
+import { canonicalJson } from "../protocol/canonical.ts";
 import { describeHidden } from "../prompt/hidden.ts";
 import type { Lock, LockedTool } from "../prompt/lock.ts";
 import type { RawTool } from "./client.ts";

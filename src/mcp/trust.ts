@@ -2,8 +2,8 @@ import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from "
 import { homedir } from "node:os";
 import { dirname, join } from "node:path";
 import { z } from "zod";
-import { PARSE_ONCE, builtOnFirstParse } from "../core/zod-start.ts";
-import { UsageError } from "../session/usage-error.ts";
+import { PARSE_ONCE, builtOnFirstParse } from "../protocol/zod-start.ts";
+import { UsageError } from "../protocol/usage-error.ts";
 
 /**
  * Which workspace-defined servers a person approved, kept outside every workspace (a repository

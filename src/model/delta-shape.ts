@@ -1,4 +1,4 @@
-import type { ModelDelta } from "./types.ts";
+import type { ModelDelta } from "../protocol/model.ts";
 
 const count = (value: unknown) => typeof value === "number" && Number.isFinite(value) && value >= 0;
 const countOrNull = (value: unknown) => value === undefined || value === null || count(value);

@@ -2,8 +2,8 @@ import type { WireLog } from "../trace/wire-log.ts";
 import { LlamaCppModel } from "./llamacpp.ts";
 import { LlamaServerProcess, type LoadProgress, type ServerLaunch } from "./llama-server-process.ts";
 import type { ModelOptions } from "./options.ts";
-import type { Message } from "../core/messages.ts";
-import { ModelError, type ModelClient, type ModelDelta, type ModelRequest, type ToolDeclaration } from "./types.ts";
+import type { Message } from "../protocol/messages.ts";
+import { ModelError, type ModelClient, type ModelDelta, type ModelRequest, type ToolDeclaration } from "../protocol/model.ts";
 
 /** What a started server tells the person: the `server_start` event's fields. */
 export interface ServerStarted {

@@ -1,5 +1,5 @@
 import { isLoopbackHttp, loopbackFetch } from "./loopback.ts";
-import { ModelError, type ModelDelta } from "./types.ts";
+import { ModelError, type ModelDelta } from "../protocol/model.ts";
 import type { ModelOptions } from "./options.ts";
 import { NO_ACCESS, certificateProblem, requestHeaders, tlsOptions, type ServerAccess } from "./access.ts";
 

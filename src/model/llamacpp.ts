@@ -1,5 +1,5 @@
 import { createParser } from "eventsource-parser";
-import { argumentsText, type Message } from "../core/messages.ts";
+import { argumentsText, type Message } from "../protocol/messages.ts";
 import type { WireLog } from "../trace/wire-log.ts";
 import { fetchJson, replyExchange, ServerExchange, WaitNotices, withWaitNotices } from "./http.ts";
 import { loggedReply } from "./logged-reply.ts";
@@ -8,7 +8,7 @@ import type { ModelOptions } from "./options.ts";
 import { NO_ACCESS, keyRefusal, type ServerAccess } from "./access.ts";
 import { Reconnect, loadingModel } from "./reconnect.ts";
 import { wellTyped } from "./delta-shape.ts";
-import { ModelError, joinTextDeltas, type ModelClient, type ModelDelta, type ModelRequest, type ToolDeclaration } from "./types.ts";
+import { ModelError, joinTextDeltas, type ModelClient, type ModelDelta, type ModelRequest, type ToolDeclaration } from "../protocol/model.ts";
 
 /**
  * llama.cpp's `llama-server`, through its OpenAI-compatible `/v1/chat/completions` with Server-Sent

@@ -1,6 +1,6 @@
-import { ReplyBuilder } from "../core/reply.ts";
+import { ReplyBuilder } from "./reply.ts";
 import type { WireLog } from "../trace/wire-log.ts";
-import type { ModelDelta } from "./types.ts";
+import type { ModelDelta } from "../protocol/model.ts";
 
 /**
  * Wraps one streamed reply so the wire log holds the request before it is sent and the assembled

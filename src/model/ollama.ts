@@ -1,10 +1,10 @@
-import { decodeArguments } from "../core/canonical.ts";
-import type { Message } from "../core/messages.ts";
+import { decodeArguments } from "../protocol/canonical.ts";
+import type { Message } from "../protocol/messages.ts";
 import type { WireLog } from "../trace/wire-log.ts";
 import { fetchJson, replyExchange, ServerExchange, WaitNotices, withWaitNotices } from "./http.ts";
 import { loggedReply } from "./logged-reply.ts";
 import { windowOf, type ModelOptions } from "./options.ts";
-import { ModelError, type ModelClient, type ModelDelta, type ModelRequest } from "./types.ts";
+import { ModelError, type ModelClient, type ModelDelta, type ModelRequest } from "../protocol/model.ts";
 import { wellTyped } from "./delta-shape.ts";
 import { Reconnect } from "./reconnect.ts";
 

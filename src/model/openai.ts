@@ -1,10 +1,10 @@
-import type { Message } from "../core/messages.ts";
+import type { Message } from "../protocol/messages.ts";
 import type { WireLog } from "../trace/wire-log.ts";
 import { keyRefusal, type ServerAccess } from "./access.ts";
 import { fetchJson } from "./http.ts";
 import { LlamaCppModel } from "./llamacpp.ts";
 import type { ModelOptions } from "./options.ts";
-import { ModelError, type ModelClient, type ModelDelta, type ModelRequest, type ToolDeclaration } from "./types.ts";
+import { ModelError, type ModelClient, type ModelDelta, type ModelRequest, type ToolDeclaration } from "../protocol/model.ts";
 
 /** The server lists several models (or none) and none was named: the person must say which; nothing was sent. */
 export class ModelChoiceError extends Error {}

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { PARSE_ONCE } from "../core/zod-start.ts";
+import { PARSE_ONCE } from "../protocol/zod-start.ts";
 
 /** The `model_options` of the config: one set of knobs, mapped to each server's own names. */
 export const ModelOptionsSchema = z

@@ -1,4 +1,4 @@
-import { ModelError, type ModelDelta } from "./types.ts";
+import { ModelError, type ModelDelta } from "../protocol/model.ts";
 
 /**
  * A request the server never took: the connection was refused or closed before it answered, or it

@@ -1,7 +1,7 @@
 import { renameSync, writeFileSync } from "node:fs";
 import { redact } from "../trace/redact.ts";
-import { ReplyBuilder } from "../core/reply.ts";
-import { serverQuestionsOf, type ModelClient, type ModelDelta, type ModelRequest } from "./types.ts";
+import { ReplyBuilder } from "./reply.ts";
+import { serverQuestionsOf, type ModelClient, type ModelDelta, type ModelRequest } from "../protocol/model.ts";
 import type { ScriptedReply } from "./scripted.ts";
 
 /**

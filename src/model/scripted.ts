@@ -1,6 +1,6 @@
 import { z } from "zod";
-import { builtOnFirstParse } from "../core/zod-start.ts";
-import { ModelError, type ModelClient, type ModelDelta, type ModelRequest } from "./types.ts";
+import { builtOnFirstParse } from "../protocol/zod-start.ts";
+import { ModelError, type ModelClient, type ModelDelta, type ModelRequest } from "../protocol/model.ts";
 
 /** One reply of a scripted model: the format `--model scripted:FILE` plays and `--record` writes. */
 const scriptedReply = () =>

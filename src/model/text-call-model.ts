@@ -1,6 +1,6 @@
-import { TextPieces } from "../core/text-pieces.ts";
+import { TextPieces } from "./text-pieces.ts";
 import { recoverTextCalls } from "./text-calls/index.ts";
-import { serverQuestionsOf, type ModelClient, type ModelDelta, type ModelRequest } from "./types.ts";
+import { serverQuestionsOf, type ModelClient, type ModelDelta, type ModelRequest } from "../protocol/model.ts";
 
 /**
  * Wraps any model so tool calls written in its reply's text reach the loop as calls: every

@@ -1,7 +1,7 @@
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { z } from "zod";
-import { PARSE_ONCE } from "../core/zod-start.ts";
+import { PARSE_ONCE } from "../protocol/zod-start.ts";
 import base from "../../prompts/00-base.md" with { type: "text" };
 
 /**

@@ -1,7 +1,7 @@
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { z } from "zod";
-import { PARSE_ONCE, builtOnFirstParse } from "../core/zod-start.ts";
+import { PARSE_ONCE, builtOnFirstParse } from "../protocol/zod-start.ts";
 import type { LayerOrigin, PromptLayer } from "./layers.ts";
 
 export const LOCK_FILE = "prompts.lock";

@@ -1,7 +1,7 @@
 import { existsSync, mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { makeGlassboxFolder } from "../platform/glassbox-folder.ts";
-import { removeFolderForcibly, temporaryFolder } from "../tools/temporary-files.ts";
+import { removeFolderForcibly, temporaryFolder } from "../files/temporary-files.ts";
 
 /**
  * A copy-on-write layer over the workspace for a command that may write (Linux): bubblewrap
@@ -9,7 +9,7 @@ import { removeFolderForcibly, temporaryFolder } from "../tools/temporary-files.
  * of its own (`unshare -Ur -m`, unprivileged on kernels from 5.11), with `userxattr`, and starts
  * bwrap inside it. The command's writes land in the upper folder, under `.glassbox/tmp/` (the
  * workspace's own file system, so applying them is a rename); the workspace is untouched until
- * glassbox journals and applies them (src/undo/command-changes.ts).
+ * glassbox journals and applies them (src/tools/command-changes.ts).
  */
 export interface OverlayFolders {
   upper: string;

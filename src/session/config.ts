@@ -1,8 +1,8 @@
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { z } from "zod";
-import { PARSE_ONCE } from "../core/zod-start.ts";
-import { LimitOverridesSchema } from "../core/limits.ts";
+import { PARSE_ONCE } from "../protocol/zod-start.ts";
+import { LimitOverridesSchema } from "../protocol/limits.ts";
 import { CheckSchema } from "../tools/checks.ts";
 import { DEFAULT_MODEL_OPTIONS, ModelOptionsSchema } from "../model/options.ts";
 import {
@@ -13,10 +13,11 @@ import {
   DEFAULT_STALL_RULES,
   StallRulesSchema,
 } from "../core/discipline.ts";
-import { UsageError } from "./usage-error.ts";
+import { UsageError } from "../protocol/usage-error.ts";
+import { parseWith } from "../protocol/parse-with.ts";
 import { SANDBOX_MODES } from "../sandbox/sandbox.ts";
 import { McpServersSchema } from "../mcp/config.ts";
-import { ComponentsSchema, DEFAULT_COMPONENTS } from "./components.ts";
+import { ComponentsSchema, DEFAULT_COMPONENTS } from "../protocol/components.ts";
 
 /** Flags glassbox sets itself on a server it starts: it listens on loopback only, on a port glassbox picks. */
 const OWN_SERVER_FLAGS = ["--host", "--port"];
@@ -100,30 +101,4 @@ function refuseKeyInFile(raw: unknown, path: string): void {
   if (raw && typeof raw === "object" && "api_key" in raw) {
     throw new UsageError(`config file ${path} sets "api_key": glassbox reads keys only from the environment, never from a file; remove it and set GLASSBOX_API_KEY (or the variable "api_key_env" names)`);
   }
-}
-
-/**
- * Keys an earlier release accepted, with what took their place: a config written for 0.2 is
- * told what to change, not only that a key is unknown.
- */
-const RETIRED_KEYS: Record<string, string> = {
-  "context.hard_ratio": "a compaction now takes the view under context.target_ratio",
-  "context.keep_recent": "the newest results stay whole up to context.whole_share of the window, at least context.min_whole of them",
-  "context.first_cap": "an elided result is cut once, to context.elided_chars",
-  "context.min_cap": "an elided result is cut once, to context.elided_chars",
-};
-
-/** Parses with a zod schema, turning the first problem into a message naming the key. */
-export function parseWith<T>(schema: z.ZodType<T>, raw: unknown, what: string): T {
-  const parsed = schema.safeParse(raw, PARSE_ONCE);
-  if (parsed.success) return parsed.data;
-  const issue = parsed.error.issues[0]!;
-  const at = issue.path.map(String).join(".");
-  if (issue.code === "unrecognized_keys") {
-    const keys = issue.keys.map((key) => (at ? `${at}.${key}` : key));
-    const retired = keys.find((key) => Object.hasOwn(RETIRED_KEYS, key));
-    if (retired) throw new UsageError(`${what}: "${retired}" was retired in 0.3 (${RETIRED_KEYS[retired]}); remove it`);
-    throw new UsageError(`${what}: unknown key ${keys.map((key) => `"${key}"`).join(", ")}; remove it or check its spelling`);
-  }
-  throw new UsageError(`${what}: ${at ? `"${at}" ` : ""}${issue.message}`);
 }

@@ -1,39 +1,31 @@
-import { windowOf } from "../model/options.ts";
 import { GgufModel, type ServerStarted } from "../model/gguf-model.ts";
-import { serverAccess, type AccessArgs } from "./server-access.ts";
+import { serverAccess, type AccessArgs } from "../model/server-access.ts";
 import { ModelChoiceError, OpenAiModel } from "../model/openai.ts";
 import { ServerStartError, type LoadProgress } from "../model/llama-server-process.ts";
 import { statSync } from "node:fs";
 import { relative, resolve } from "node:path";
 import { Checkpoint, type Approver } from "../core/checkpoint.ts";
-import { resolveLimits, type LimitOverrides, type Limits } from "../core/limits.ts";
+import { resolveLimits, type LimitOverrides, type Limits } from "../protocol/limits.ts";
 import { Policy, parseRule } from "../core/policy.ts";
-import { systemClock, type Clock } from "../core/clock.ts";
-import { runAgent } from "../core/loop.ts";
-import type { AgentEvent } from "../core/events.ts";
-import { Workspace } from "../tools/workspace.ts";
+import { systemClock, type Clock } from "../protocol/clock.ts";
+import type { AgentEvent } from "../protocol/events.ts";
+import { Workspace } from "../files/workspace.ts";
 import { TOOL_NAMES, defaultTools } from "../tools/index.ts";
 import { RecordingModel } from "../model/recorder.ts";
 import { TextCallModel } from "../model/text-call-model.ts";
-import { ModelError, type ModelClient } from "../model/types.ts";
-import { assemble, collectLayers, LayerError, type PromptLayer } from "../prompt/layers.ts";
+import { ModelError, type ModelClient } from "../protocol/model.ts";
+import { collectLayers, LayerError, type PromptLayer } from "../prompt/layers.ts";
 import { compareToLock, formatFinding, readLock } from "../prompt/lock.ts";
-import { EventLog, eventLogPath, newRunId } from "../trace/event-log.ts";
 import { WireLog, wireLogPath } from "../trace/wire-log.ts";
-import { progressPath, readProgress, resumeNote, writeProgress, type Progress } from "../trace/progress.ts";
-import { DiskFullWatch, writeSoftly } from "../platform/disk-full.ts";
-import { removeKilledWriteLeftovers } from "../tools/temporary-files.ts";
+import { readProgress, resumeNote } from "../trace/progress.ts";
 import { loadConfig, type Config } from "./config.ts";
-import { createModel, parseModelSpec } from "./model-spec.ts";
-import { UsageError } from "./usage-error.ts";
-import { DEMO_MODEL, demoModel } from "./demo-model.ts";
-import { ChangeJournal } from "../undo/journal.ts";
+import { createModel, parseModelSpec } from "../model/model-spec.ts";
+import { UsageError } from "../protocol/usage-error.ts";
+import { DEMO_MODEL, demoModel } from "../model/demo-model.ts";
 import { chooseSandbox } from "../sandbox/detect.ts";
 import type { SandboxInfo } from "../sandbox/sandbox.ts";
 import { collectServers } from "../mcp/config.ts";
 import { McpHub, type HubQuestions } from "../mcp/hub.ts";
-import type { SavedSession } from "./store.ts";
-import { normalJit } from "../platform/jit.ts";
 
 /** Milliseconds between the demo model's words in the TUI: about the pace of a small local model. */
 const DEMO_PACE_MS = 25;
@@ -102,58 +94,17 @@ export interface SessionTweaks {
 }
 
 export function openSession(args: SessionArgs, approver?: Approver, clock: Clock = systemClock, tweaks: SessionTweaks = {}): Session {
-  const folder = resolve(args.workspace ?? ".");
-  let isFolder = false;
-  try {
-    isFolder = statSync(folder).isDirectory();
-  } catch {
-    // Reported below.
-  }
-  if (!isFolder) throw new UsageError(`workspace ${folder} is not a folder; pass --workspace DIR`);
-  const { config, source } = loadConfig(args.config, new Workspace(folder).root);
-  const unconfined = config.experiment?.disable_confinement ?? false;
-  if (unconfined && !tweaks.allowExperiments) {
-    throw new UsageError("experiment.disable_confinement is only for counterfactual replays (glassbox eval --replay); remove it from the config");
-  }
-  const workspace = new Workspace(folder, !unconfined);
+  const { workspace, config, source } = openWorkspace(args, tweaks);
   if (tweaks.seed !== undefined) config.model_options.seed = tweaks.seed;
   const limits = resolveLimits(tweaks.limits ?? {}, config.limits, args.limits);
   const servers = collectServers(config.mcp_servers, source, workspace.root);
-  const rules = (texts: string[], flag: string) =>
-    texts.map((text) => {
-      try {
-        return parseRule(text, TOOL_NAMES, servers.map((server) => server.name));
-      } catch (error) {
-        throw new UsageError(`${flag}: ${(error as Error).message}`);
-      }
-    });
   // No spec: the caller finds one (discovery) before the first run.
   const spec = args.model ?? config.model ?? null;
-  const wire = new WireLog(wireLogPath(workspace.root));
-  let ownServer: GgufModel | null = null;
-  let served: OpenAiModel | null = null;
-  const modelFor = (spec: string, modelName = args.modelName): ModelClient => {
-    // The demo's model is built in; in the TUI it streams at a model's pace.
-    const model = spec === DEMO_MODEL ? demoModel(args.command === "tui" ? DEMO_PACE_MS : 0) : modelOf(spec, { ...args, modelName }, config, workspace.root, wire);
-    // The server of the model this replaces is stopped: one llama-server per session.
-    void ownServer?.stop();
-    ownServer = model instanceof GgufModel ? model : null;
-    served = model instanceof OpenAiModel ? model : null;
-    // Outside the recorder: a recording keeps the raw text, and replaying it recovers the calls again.
-    const recorded = args.record ? recording(model, resolve(args.record)) : model;
-    return (args.textToolCalls ?? config.text_tool_calls) ? new TextCallModel(recorded) : recorded;
-  };
-  const model = spec === null ? NO_MODEL : modelFor(spec);
-  const choice = chooseSandbox({ mode: config.sandbox, network: Object.values(config.checks).some((check) => check.network === true) });
-  if (config.sandbox === "require" && choice.missing) {
-    throw new UsageError(`sandbox is "require" but no sandbox can run here: ${choice.missing}; or set "sandbox": "auto" to run checks unsandboxed`);
-  }
+  const models = new SessionModels(args, config, workspace.root, new WireLog(wireLogPath(workspace.root)));
+  const model = spec === null ? NO_MODEL : models.modelFor(spec);
+  const choice = sessionSandbox(config);
   // Without a sandbox nothing can hold the workspace read-only: read-only rules (the built-in git ones) ask instead.
-  const policy = new Policy(
-    [...rules(config.allow, "config allow"), ...rules(args.allow, "--allow")],
-    [...rules(config.deny, "config deny"), ...rules(args.deny, "--deny")],
-    choice.sandbox.kind !== "none",
-  );
+  const policy = sessionPolicy(config, args, servers.map((server) => server.name), choice.sandbox.kind !== "none");
   const { components } = config;
   const tools = args.offerTools ? defaultTools(config.checks, config.edit_checks, choice.sandbox, components) : [];
   const pending: AgentEvent[] = [];
@@ -179,14 +130,14 @@ export function openSession(args: SessionArgs, approver?: Approver, clock: Clock
     model,
     spec,
     chooseModel: (chosen, modelName) => {
-      session.model = modelFor(chosen, modelName);
+      session.model = models.modelFor(chosen, modelName);
       session.spec = chosen;
     },
     get ownServer() {
-      return ownServer;
+      return models.ownServer;
     },
     get served() {
-      return served;
+      return models.served;
     },
     insecureTls: args.insecureTls ?? false,
     checkpoint,
@@ -200,6 +151,76 @@ export function openSession(args: SessionArgs, approver?: Approver, clock: Clock
     pending,
   };
   return session;
+}
+
+/** The workspace folder, confined unless a replay's experiment says otherwise, and its config. */
+function openWorkspace(args: SessionArgs, tweaks: SessionTweaks): { workspace: Workspace; config: Config; source: string | null } {
+  const folder = resolve(args.workspace ?? ".");
+  let isFolder = false;
+  try {
+    isFolder = statSync(folder).isDirectory();
+  } catch {
+    // Reported below.
+  }
+  if (!isFolder) throw new UsageError(`workspace ${folder} is not a folder; pass --workspace DIR`);
+  const { config, source } = loadConfig(args.config, new Workspace(folder).root);
+  const unconfined = config.experiment?.disable_confinement ?? false;
+  if (unconfined && !tweaks.allowExperiments) {
+    throw new UsageError("experiment.disable_confinement is only for counterfactual replays (glassbox eval --replay); remove it from the config");
+  }
+  return { workspace: new Workspace(folder, !unconfined), config, source };
+}
+
+/** The approval rules of the config and the command line; a rule that names no tool is a usage error naming its flag. */
+function sessionPolicy(config: Config, args: SessionArgs, serverNames: string[], readOnlyEnforced: boolean): Policy {
+  const rules = (texts: string[], flag: string) =>
+    texts.map((text) => {
+      try {
+        return parseRule(text, TOOL_NAMES, serverNames);
+      } catch (error) {
+        throw new UsageError(`${flag}: ${(error as Error).message}`);
+      }
+    });
+  return new Policy(
+    [...rules(config.allow, "config allow"), ...rules(args.allow, "--allow")],
+    [...rules(config.deny, "config deny"), ...rules(args.deny, "--deny")],
+    readOnlyEnforced,
+  );
+}
+
+/** How checks are confined here; "require" with no sandbox that can run is a usage error. */
+function sessionSandbox(config: Config): ReturnType<typeof chooseSandbox> {
+  const choice = chooseSandbox({ mode: config.sandbox, network: Object.values(config.checks).some((check) => check.network === true) });
+  if (config.sandbox === "require" && choice.missing) {
+    throw new UsageError(`sandbox is "require" but no sandbox can run here: ${choice.missing}; or set "sandbox": "auto" to run checks unsandboxed`);
+  }
+  return choice;
+}
+
+/** The session's model, made from a spec, and whichever server of it the session holds: one llama-server per session. */
+class SessionModels {
+  ownServer: GgufModel | null = null;
+  served: OpenAiModel | null = null;
+
+  constructor(
+    private readonly args: SessionArgs,
+    private readonly config: Config,
+    private readonly workspaceRoot: string,
+    private readonly wire: WireLog,
+  ) {}
+
+  modelFor(spec: string, modelName = this.args.modelName): ModelClient {
+    const { args, config } = this;
+    // The demo's model is built in; in the TUI it streams at a model's pace.
+    const model = spec === DEMO_MODEL ? demoModel(args.command === "tui" ? DEMO_PACE_MS : 0) : modelOf(spec, { ...args, modelName }, config, this.workspaceRoot, this.wire);
+    // The server of the model this replaces is stopped: one llama-server per session.
+    void this.ownServer?.stop();
+    this.ownServer = model instanceof GgufModel ? model : null;
+    this.served = model instanceof OpenAiModel ? model : null;
+    // Outside the recorder: a recording keeps the raw text, and replaying it recovers the calls again.
+    const recorded = args.record ? recording(model, resolve(args.record)) : model;
+    return (args.textToolCalls ?? config.text_tool_calls) ? new TextCallModel(recorded) : recorded;
+  }
 }
 
 /**
@@ -316,96 +337,4 @@ function promptDrift(root: string, layers: PromptLayer[]): string[] | null {
     return [(error as Error).message];
   }
   return lock ? compareToLock(lock, layers).map(formatFinding) : null;
-}
-
-export interface StartedRun {
-  runId: string;
-  logPath: string;
-  events: AsyncGenerator<AgentEvent>;
-}
-
-/**
- * Starts one task; every event is written to the run's log before anyone else sees it. With a
- * saved session, the run continues its conversation and is appended to it as it goes. What a
- * killed write left is cleared first; a full disk under the run's records stops it as disk_full.
- * `summarizeFirst`: the person asked for a summary (/compact), made before the task is sent.
- */
-export function startRun(session: Session, task: string, signal?: AbortSignal, saved?: SavedSession, summarizeFirst = false): StartedRun {
-  normalJit();
-  const firstMessage = session.resume ? `${session.resume}\n\n${task}` : task;
-  session.resume = null;
-  const runId = newRunId(session.clock.now());
-  const path = eventLogPath(session.workspace.root, runId);
-  let log: EventLog;
-  try {
-    log = new EventLog(path);
-  } catch (error) {
-    throw new UsageError(`cannot write the run log ${path} (${(error as NodeJS.ErrnoException).code ?? error}); glassbox logs every run, so the workspace must be writable`);
-  }
-  removeKilledWriteLeftovers(session.workspace.root);
-  session.checkpoint.journal = new ChangeJournal(session.workspace.root, runId);
-  const diskFull = new DiskFullWatch(session.workspace.root);
-  const events = logged(log, session, runId, diskFull, runAgent({
-    runId,
-    task: firstMessage,
-    systemPrompt: assemble(session.layers),
-    promptLayers: session.layers.map(({ name, origin, digest }) => ({ name, origin, digest })),
-    model: session.model,
-    checkpoint: session.checkpoint,
-    offerTools: session.offerTools,
-    limits: session.limits,
-    clock: session.clock,
-    workspace: session.workspace.root,
-    sandbox: session.sandbox,
-    replyTokenCap: session.config.model_options.max_tokens,
-    discipline: {
-      context: session.config.components.context_management ? session.config.context : null,
-      stall: session.config.components.stall_rules ? session.config.stall : null,
-      budgetWarning: session.config.budget_warning,
-    },
-    verify: session.config.components.verification_gate ? session.config.verify : undefined,
-    contextWindow: windowOf(session.config.model_options),
-    record: saved?.record,
-    context: saved?.context,
-    summarizeFirst,
-    signal: signal ? AbortSignal.any([signal, diskFull.signal]) : diskFull.signal,
-  }));
-  return { runId, logPath: log.path, events: saved ? saved.save(runId, events) : events };
-}
-
-/** Logs each event before anyone sees it, saves the plan on each change; prompt drift is said right after run_start. */
-async function* logged(log: EventLog, session: Session, runId: string, diskFull: DiskFullWatch, events: AsyncGenerator<AgentEvent>): AsyncGenerator<AgentEvent> {
-  const drift = session.drift;
-  const flush = function* () {
-    for (const event of session.pending.splice(0)) {
-      log.write(event);
-      yield event;
-    }
-  };
-  const root = session.workspace.root;
-  try {
-    for await (const loopEvent of events) {
-      let event = onFullDisk(loopEvent, diskFull);
-      // stop stays the last line: what happened outside the run is said before it.
-      if (event.kind === "stop" && session.pending.length) yield* flush();
-      // The stop itself may be what met the full disk.
-      if (!log.write(event)) event = onFullDisk(event, diskFull);
-      if (event.kind === "todo") writeSoftly(progressPath(root), () => writeProgress(root, { run_id: runId, updated_at: new Date(session.clock.now()).toISOString(), items: event.items as Progress["items"] }));
-      yield event;
-      if (event.kind === "run_start" && drift?.length) {
-        const warning: AgentEvent = { kind: "prompt_drift", findings: drift };
-        log.write(warning);
-        yield warning;
-      }
-      // Checked first: a generator made for every streamed token costs more than the token.
-      if (event.kind !== "stop" && session.pending.length) yield* flush();
-    }
-  } finally {
-    diskFull.close();
-  }
-}
-
-/** A run whose records met a full disk ends `disk_full`, whatever the loop saw (the abort, or its own end). */
-function onFullDisk(event: AgentEvent, diskFull: DiskFullWatch): AgentEvent {
-  return event.kind === "stop" && diskFull.failedAt !== null ? { ...event, status: "disk_full", reason: diskFull.reason() } : event;
 }

@@ -5,13 +5,13 @@ import { redact } from "../trace/redact.ts";
 import { dirname, join } from "node:path";
 import { glassboxFolder, makeGlassboxFolder } from "../platform/glassbox-folder.ts";
 import { z } from "zod";
-import { builtOnFirstParse } from "../core/zod-start.ts";
-import type { AgentEvent } from "../core/events.ts";
-import type { Message } from "../core/messages.ts";
+import { builtOnFirstParse } from "../protocol/zod-start.ts";
+import type { AgentEvent } from "../protocol/events.ts";
+import type { Message } from "../protocol/messages.ts";
 import type { TodoItem } from "../tools/tool.ts";
 import { newRunId } from "../trace/event-log.ts";
-import { UsageError } from "./usage-error.ts";
-import type { Clock } from "../core/clock.ts";
+import { UsageError } from "../protocol/usage-error.ts";
+import type { Clock } from "../protocol/clock.ts";
 import { emptyContext, restoreContext, type ContextState } from "../core/context.ts";
 
 /**

@@ -1,7 +1,7 @@
 import { statSync } from "node:fs";
 import { resolve } from "node:path";
-import { Workspace } from "../tools/workspace.ts";
-import { UsageError } from "./usage-error.ts";
+import { Workspace } from "../files/workspace.ts";
+import { UsageError } from "../protocol/usage-error.ts";
 
 /** The `--workspace` folder (default: the current one), links resolved; anything but a folder is a usage error. */
 export function workspaceRoot(dir: string | undefined): string {

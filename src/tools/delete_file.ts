@@ -1,8 +1,8 @@
 import { z } from "zod";
 import { readFileSync } from "node:fs";
 import { defineTool } from "./tool.ts";
-import { deleteJournaled, requireOwnRegularFile, shownText } from "./file-write.ts";
-import { digest } from "../undo/journal.ts";
+import { deleteJournaled, requireOwnRegularFile, shownText } from "../files/file-write.ts";
+import { digest } from "../files/journal.ts";
 
 export const deleteFile = defineTool({
   name: "delete_file",

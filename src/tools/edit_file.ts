@@ -1,9 +1,9 @@
 import { z } from "zod";
 import { FILE_TEXT_ARGUMENT_CHARS, defineTool, Refusal, type Tool } from "./tool.ts";
-import { numbered } from "./files.ts";
-import { readTextFile, writePlannedText, type PlannedText } from "./file-write.ts";
+import { numbered } from "../files/reading.ts";
+import { readTextFile, writePlannedText, type PlannedText } from "../files/file-write.ts";
 import { syntaxProblem } from "./syntax.ts";
-import { applyEdits, type EditRequest, type Span } from "../core/text-edit.ts";
+import { applyEdits, type EditRequest, type Span } from "../files/text-edit.ts";
 import type { Checks } from "./checks.ts";
 
 /** Lines of context shown around an edited region. */

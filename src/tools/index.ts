@@ -14,7 +14,7 @@ import { currentTime } from "./current_time.ts";
 import { updateTodo } from "./update_todo.ts";
 import { finish } from "./finish.ts";
 import type { Sandbox } from "../sandbox/sandbox.ts";
-import type { Components } from "../session/components.ts";
+import type { Components } from "../protocol/components.ts";
 
 /**
  * The default tool set (CONTRACT.md); run_check exists when checks are configured; run_command

@@ -1,8 +1,8 @@
 import { z } from "zod";
 import { readFileSync } from "node:fs";
 import { defineTool, Refusal } from "./tool.ts";
-import { moveJournaled, requireOwnRegularFile, shownText, type PlannedMove } from "./file-write.ts";
-import { digest } from "../undo/journal.ts";
+import { moveJournaled, requireOwnRegularFile, shownText, type PlannedMove } from "../files/file-write.ts";
+import { digest } from "../files/journal.ts";
 
 export const moveFile = defineTool({
   name: "move_file",

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { defineTool, Refusal } from "./tool.ts";
-import { numbered, readChunks, requireRegularFile } from "./files.ts";
+import { numbered, readChunks, requireRegularFile } from "../files/reading.ts";
 
 /** A window of this many lines unless the model asks for another size. */
 const DEFAULT_LINES = 100;

@@ -1,20 +1,20 @@
 import { z } from "zod";
 import { defineTool, type ToolPlan } from "./tool.ts";
-import { Refusal } from "./refusal.ts";
+import { Refusal } from "../protocol/refusal.ts";
 import { describeOutcome, runCheck, type Check, type CheckOutcome } from "./checks.ts";
 import { statSync } from "node:fs";
 import { join } from "node:path";
 import { workspaceFiles } from "./tree/walk.ts";
-import type { Workspace } from "./workspace.ts";
-import type { ChangeJournal } from "../undo/journal.ts";
+import type { Workspace } from "../files/workspace.ts";
+import type { ChangeJournal } from "../files/journal.ts";
 import type { Sandbox } from "../sandbox/sandbox.ts";
 import { UNCONFINED } from "../sandbox/detect.ts";
-import { RUN_COMMAND } from "../core/policy.ts";
-import { PARSE_ONCE } from "../core/zod-start.ts";
+import { RUN_COMMAND } from "../protocol/tool-names.ts";
+import { PARSE_ONCE } from "../protocol/zod-start.ts";
 import type { WorkspaceAccess } from "../sandbox/rules.ts";
 import { makeOverlayFolders, overlayProblem, removeOverlayFolders } from "../sandbox/overlay.ts";
-import { applyCommandChanges, type AppliedChanges } from "../undo/command-changes.ts";
-import { SNAPSHOT_BOUND, journalSnapshot, ownFiles, pastBound, takeSnapshot, type SnapshotBound } from "../undo/command-snapshot.ts";
+import { applyCommandChanges, type AppliedChanges } from "./command-changes.ts";
+import { SNAPSHOT_BOUND, journalSnapshot, ownFiles, pastBound, takeSnapshot, type SnapshotBound } from "./command-snapshot.ts";
 
 /** A command's clock: the default when the model names none, and the most it may ask for. */
 export const COMMAND_TIMEOUT = z

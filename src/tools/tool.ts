@@ -1,11 +1,11 @@
 import type { z } from "zod";
-import type { Workspace } from "./workspace.ts";
-import type { Clock } from "../core/clock.ts";
-import type { ChangeJournal } from "../undo/journal.ts";
-import { ArgumentCharsSchema } from "../core/argument-limits.ts";
-import { PARSE_ONCE } from "../core/zod-start.ts";
+import type { Workspace } from "../files/workspace.ts";
+import type { Clock } from "../protocol/clock.ts";
+import type { ChangeJournal } from "../files/journal.ts";
+import { ArgumentCharsSchema } from "../protocol/argument-limits.ts";
+import { PARSE_ONCE } from "../protocol/zod-start.ts";
 
-export { Refusal } from "./refusal.ts";
+export { Refusal, ToolFailure } from "../protocol/refusal.ts";
 
 /** Plan state kept by the run, not by the conversation. */
 export interface TodoItem {
@@ -55,14 +55,6 @@ export interface FileChange {
   before: string | null;
   /** null: the file is removed. */
   after: string | null;
-}
-
-/** A failure the model may hear about in one plain sentence (a server's error, a timeout): decision `error`. */
-export class ToolFailure extends Error {
-  constructor(sentence: string, readonly reason: string) {
-    super(sentence);
-    this.name = "ToolFailure";
-  }
 }
 
 /** A tool whose arguments are described by someone else's JSON Schema (an MCP server's). */

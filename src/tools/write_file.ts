@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { FILE_TEXT_ARGUMENT_CHARS, defineTool, Refusal } from "./tool.ts";
-import { readTextFile, writePlannedText, type PlannedText } from "./file-write.ts";
-import { withLineEndings } from "../core/text-edit.ts";
+import { readTextFile, writePlannedText, type PlannedText } from "../files/file-write.ts";
+import { withLineEndings } from "../files/text-edit.ts";
 
 export const writeFile = defineTool({
   name: "write_file",

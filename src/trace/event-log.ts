@@ -4,7 +4,7 @@ import { dirname } from "node:path";
 import { glassboxFolder, makeGlassboxFolder } from "../platform/glassbox-folder.ts";
 import { appendLine } from "../platform/append-line.ts";
 import { writeSoftly } from "../platform/disk-full.ts";
-import type { AgentEvent } from "../core/events.ts";
+import type { AgentEvent } from "../protocol/events.ts";
 
 /** Where a run's events go: `<workspace>/.glassbox/runs/<run_id>.jsonl`, a folder no tool can touch. */
 export function eventLogPath(workspaceRoot: string, runId: string): string {

@@ -2,7 +2,7 @@ import { existsSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { dirname } from "node:path";
 import { glassboxFolder, makeGlassboxFolder } from "../platform/glassbox-folder.ts";
 import { z } from "zod";
-import { PARSE_ONCE, builtOnFirstParse } from "../core/zod-start.ts";
+import { PARSE_ONCE, builtOnFirstParse } from "../protocol/zod-start.ts";
 
 const ProgressSchema = builtOnFirstParse(() =>
   z.object({

@@ -1,12 +1,14 @@
 import { READ_ONLY_UNENFORCED } from "../core/policy.ts";
-import type { CliArgs } from "../cli/args.ts";
-import { connectServers, openSession, startRun, type Session } from "../session/session.ts";
-import { openSaved, type SavedSession } from "../session/store.ts";
+import { connectServers, openSession, type Session, type SessionArgs } from "../session/session.ts";
+import { startRun } from "../session/start-run.ts";
+import { openSaved, type SavedSession, type SessionChoice } from "../session/store.ts";
 import { assembleMarked } from "../prompt/layers.ts";
 import { layerStates, readLock } from "../prompt/lock.ts";
 import { ApprovalModal } from "./approval-modal.ts";
 import { benchHook } from "./bench-hook.ts";
-import { createScreen, drawOnly, onSignalExit, terminalProblem, writeNow, type Widgets } from "./blessed.ts";
+import type { Widgets } from "./blessed.ts";
+import { createScreen, drawOnly, onSignalExit, writeNow } from "./screen.ts";
+import { terminalProblem } from "./terminfo.ts";
 import { layout, type Layout } from "./layout.ts";
 import { Overlay } from "./overlay.ts";
 import { layerPaneRows } from "./panes/layers-pane.ts";
@@ -25,7 +27,7 @@ import { showEvent } from "./event-view.ts";
 import { serverProblem } from "./server-check.ts";
 import { SLASH_NAMES, type SlashHost } from "./slash-commands.ts";
 import { submitInput, type SubmitHost } from "./submit.ts";
-import { sessionLines } from "../cli/sessions.ts";
+import { sessionLines } from "../session/session-table.ts";
 import { parseRule } from "../core/policy.ts";
 import { TOOL_NAMES } from "../tools/index.ts";
 import { workspaceFiles } from "../tools/tree/walk.ts";
@@ -35,18 +37,21 @@ import { RunControl } from "./run-control.ts";
 import { KeyRouter } from "./key-router.ts";
 import { OwnServer } from "./own-server.ts";
 
+/** What the TUI is opened from: the command line's options (CliArgs fits). */
+export type TuiArgs = SessionArgs & SessionChoice & { task: string | null };
+
 export interface TuiOptions {
   /** Start the args' task at once (the demo). */
   autoStart?: boolean;
   /** Makes the arguments once the terminal is known to work (the demo's temporary workspace). */
-  prepare?: () => CliArgs;
+  prepare?: () => TuiArgs;
 }
 
 /** How long after the first frame the TUI gives back what starting it left behind. */
 const STARTUP_COLLECT_MS = 100;
 
 /** The interactive split-pane TUI. Resolves with the exit code when the user quits. */
-export async function runTui(args: CliArgs, options: TuiOptions = {}): Promise<number> {
+export async function runTui(args: TuiArgs, options: TuiOptions = {}): Promise<number> {
   const problem = terminalProblem();
   if (problem) {
     console.error(`glassbox: ${problem}`);
@@ -85,7 +90,7 @@ class TuiApp {
   private readonly keys: KeyRouter;
   /** Each layer against prompts.lock, read once like the layers themselves. */
   private layerStates: ReturnType<typeof layerStates>;
-  private readonly lock: ReturnType<typeof readLock> = null;
+  private readonly lock: ReturnType<typeof readLock>;
   private readonly scheduler: RenderScheduler;
   private readonly draw: () => void;
   /** Set when the layout changed since the last full frame: a quick frame would draw the input alone, in its new place. */
@@ -99,7 +104,7 @@ class TuiApp {
     private readonly screen: Widgets.Screen,
     input: RawInput,
     private readonly session: Session,
-    args: CliArgs,
+    args: TuiArgs,
     saved: SavedSession,
   ) {
     this.finished = new Promise((resolve) => (this.quit = resolve));
@@ -108,7 +113,28 @@ class TuiApp {
     this.server = new OwnServer(session, { say: this.say, redraw: () => this.scheduler.request() });
     // SIGTERM and a closed terminal (SIGHUP) stop the server too, not only a quit.
     onSignalExit(() => this.shutdown());
-    this.runs = new RunControl(session, saved, {
+    this.runs = this.runControl(saved);
+    this.lock = lockOf(session.workspace.root);
+    this.layerStates = layerStates(this.lock, session.layers);
+    this.composer = this.makeComposer(l.input);
+    this.scheduler = new RenderScheduler((full) => this.paint(full), { writeOut: () => writeNow(screen) });
+    // blessed also redraws by itself (focus effects): those go through the scheduler too, so there is at most one render per frame.
+    this.draw = screen.render.bind(screen);
+    screen.render = () => this.scheduler.request();
+    // Over the transcript only: the budgets and the verdicts stay in view while the person decides.
+    this.modal = new ApprovalModal(screen, () => this.onModalChange(), () => this.layout().transcript);
+    this.choice = this.modelChoice(args.baseUrl);
+    this.overlay = new Overlay(screen, () => this.scheduler.request());
+    const { composer, overlay, modal, choice, scheduler, runs } = this;
+    this.keys = new KeyRouter({ screen, composer, transcript: panes.transcript, verdicts: panes.verdicts, overlay, modal, choice, scheduler, runs, undo: () => this.undoLastRun(), showPrompt: () => this.showPrompt(), exit: () => this.exit() });
+    this.listen(input);
+    this.greet();
+  }
+
+  /** Runs started, shown and confirmed through the panes and the modal. */
+  private runControl(saved: SavedSession): RunControl {
+    const { session, panes } = this;
+    return new RunControl(session, saved, {
       start: (task, signal, saved, summarizeFirst) => {
         const run = startRun(session, task, signal, saved, summarizeFirst);
         // After startRun, which puts the normal policy back for every other kind of run.
@@ -123,27 +149,24 @@ class TuiApp {
       redraw: (now) => (now ? this.scheduler.drawNow() : this.scheduler.request()),
       prepare: () => this.server.ensure(),
     });
-    try {
-      this.lock = readLock(session.workspace.root);
-    } catch {
-      // A broken lock shows every layer as unlocked; the drift findings say why.
-    }
-    this.layerStates = layerStates(this.lock, session.layers);
+  }
+
+  /** The input: its history, completions of slash commands and workspace files, and what Enter does. */
+  private makeComposer(place: Layout["input"]): Composer {
+    const { session, screen } = this;
     const history = new History(historyPath(session.workspace.root), this.say);
     const submitHost: SubmitHost = { session, history, runs: this.runs, slash: this.slashHost(), pickModel: () => void this.choice.pick(false), say: this.say, warn: this.warn, redraw: () => this.scheduler.request() };
-    this.composer = new Composer(screen, l.input, history, { commands: SLASH_NAMES, files: () => workspaceFiles(session.workspace.root) }, {
+    return new Composer(screen, place, history, { commands: SLASH_NAMES, files: () => workspaceFiles(session.workspace.root) }, {
       submit: (message) => submitInput(message, submitHost),
       resized: () => this.relayout(),
     });
-    this.scheduler = new RenderScheduler((full) => this.paint(full), { writeOut: () => writeNow(screen) });
-    // blessed also redraws by itself (focus effects): those go through the scheduler too, so there is at most one render per frame.
-    this.draw = screen.render.bind(screen);
-    screen.render = () => this.scheduler.request();
-    // Over the transcript only: the budgets and the verdicts stay in view while the person decides.
-    this.modal = new ApprovalModal(screen, () => this.onModalChange(), () => this.layout().transcript);
-    this.choice = new ModelChoice(screen, {
-      session,
-      baseUrl: args.baseUrl,
+  }
+
+  /** Finding and picking a model, its notes said in the transcript and the status line. */
+  private modelChoice(baseUrl: string | undefined): ModelChoice {
+    return new ModelChoice(this.screen, {
+      session: this.session,
+      baseUrl,
       note: (text) => {
         this.say(text);
         this.scheduler.request();
@@ -156,23 +179,28 @@ class TuiApp {
       running: () => this.runs.active,
       modelChosen: () => void this.server.ensure(),
     });
-    this.overlay = new Overlay(screen, () => this.scheduler.request());
-    const { composer, overlay, modal, choice, scheduler, runs } = this;
-    this.keys = new KeyRouter({ screen, composer, transcript: panes.transcript, verdicts: panes.verdicts, overlay, modal, choice, scheduler, runs, undo: () => this.undoLastRun(), showPrompt: () => this.showPrompt(), exit: () => this.exit() });
+  }
 
+  /** Keys, pastes, Alt+Enter and resizes. */
+  private listen(input: RawInput): void {
+    const { screen, composer } = this;
     screen.on("keypress", (ch: string | undefined, key: Widgets.Events.IKeyEventArg) => this.keys.onKey(ch, key));
     // A paste or an Alt+Enter always lands in the input, wherever the focus was.
     input.on("paste", (text: string) => this.keys.toInput(() => composer.paste(text)));
     input.on("newline", () => this.keys.toInput(() => composer.newline()));
     screen.on("resize", () => this.relayout());
+  }
 
+  /** The first lines, the restored conversation, the focus in the input, the first frame. */
+  private greet(): void {
+    const { session } = this;
     this.say(`glassbox · ${sanitize(session.model.name)} · workspace ${sanitize(session.workspace.root)}`);
     if (session.sandbox.kind === "none") this.say(`Checks run UNSANDBOXED: ${sanitize(session.sandbox.reason)}; ${READ_ONLY_UNENFORCED}.`);
     this.runs.restore();
     this.say("Type a task and press Enter. ? shows the keys, / the commands.");
-    composer.box.focus();
+    this.composer.box.focus();
     // Benchmark hook for scripts/bench-tui.ts: does nothing unless GLASSBOX_BENCH_REPORT is set.
-    benchHook(screen, panes.transcript);
+    benchHook(this.screen, this.panes.transcript);
     this.paint();
   }
 
@@ -195,7 +223,7 @@ class TuiApp {
   }
 
   /** Before the first run: is the model server there? Says so, with the fix, in the status line. A gguf: model's own server starts. */
-  async checkServer(args: CliArgs): Promise<void> {
+  async checkServer(args: TuiArgs): Promise<void> {
     if (this.session.ownServer) return void this.server.ensure();
     const problem = await serverProblem(this.session.model.name, args.baseUrl);
     if (!problem) return;
@@ -302,5 +330,14 @@ class TuiApp {
     );
     panes.plan.draw(session.checkpoint.todo);
     this.draw();
+  }
+}
+
+/** The prompt lock, read once; a broken lock shows every layer as unlocked (the drift findings say why). */
+function lockOf(root: string): ReturnType<typeof readLock> {
+  try {
+    return readLock(root);
+  } catch {
+    return null;
   }
 }

@@ -1,7 +1,7 @@
 import type { Candidate, Discovery } from "../model/discovery.ts";
-import { describeCandidate, findModelsAndFiles } from "../session/find-model.ts";
+import { describeCandidate, findModelsAndFiles } from "../model/find-model.ts";
 import type { Session } from "../session/session.ts";
-import { UsageError } from "../session/usage-error.ts";
+import { UsageError } from "../protocol/usage-error.ts";
 import { rememberModel, rememberedCandidate } from "../session/workspace-state.ts";
 import type { Widgets } from "./blessed.ts";
 import { ModelPicker } from "./model-picker.ts";

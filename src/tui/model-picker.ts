@@ -1,5 +1,5 @@
 import { serverLabel, type Candidate, type Discovery } from "../model/discovery.ts";
-import { formatSize, silentServers, unusableFiles } from "../session/find-model.ts";
+import { formatSize, silentServers, unusableFiles } from "../model/find-model.ts";
 import { blessed, type Widgets } from "./blessed.ts";
 import { safeTagged } from "./sanitize.ts";
 

@@ -1,10 +1,11 @@
 import { windowOf } from "../model/options.ts";
-import type { AgentEvent } from "../core/events.ts";
+import type { AgentEvent } from "../protocol/events.ts";
 import { summaryRange } from "../core/context.ts";
 import { normalJit } from "../platform/jit.ts";
-import type { Session, StartedRun } from "../session/session.ts";
+import type { Session } from "../session/session.ts";
+import type { StartedRun } from "../session/start-run.ts";
 import { openSaved, restoreNotes, shortTime, summarize, type SavedSession } from "../session/store.ts";
-import { changedFiles } from "../undo/journal.ts";
+import { changedFiles } from "../files/journal.ts";
 import { emptyView, fold, type RunView } from "./run-view.ts";
 import { sanitize } from "./sanitize.ts";
 
@@ -13,7 +14,7 @@ const IDLE_COLLECT_MS = 1000;
 
 /** What a run does to the rest of the TUI, injected so the lifecycle is tested without a terminal. */
 export interface RunEffects {
-  /** Starts a run of the session (session.ts's startRun). */
+  /** Starts a run of the session (start-run.ts's startRun). */
   start(task: string, signal: AbortSignal, saved: SavedSession, summarizeFirst: boolean): StartedRun;
   /** Asks the person yes or no (the approval modal). */
   confirm(title: string, question: string, lines: string[]): Promise<boolean>;

@@ -1,5 +1,5 @@
-import type { AgentEvent } from "../core/events.ts";
-import type { Limits } from "../core/limits.ts";
+import type { AgentEvent } from "../protocol/events.ts";
+import type { Limits } from "../protocol/limits.ts";
 import { cacheText, type Meter } from "./meters.ts";
 
 /** What the meters and the status line show, folded from the event stream. */

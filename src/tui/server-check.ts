@@ -1,5 +1,5 @@
 import { fetchJson } from "../model/http.ts";
-import { parseModelSpec } from "../session/model-spec.ts";
+import { parseModelSpec } from "../model/model-spec.ts";
 import { NO_SERVER_FIX } from "./event-view.ts";
 
 /** Before the first run: does the model's server answer? null when it does (or there is none to ask), else what to say. */

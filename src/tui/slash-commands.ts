@@ -3,7 +3,7 @@
  * do (SlashHost); the composer completes the names and hints them while `/` is typed.
  */
 
-import { LIMIT_NAMES, type Limits } from "../core/limits.ts";
+import { LIMIT_NAMES, type Limits } from "../protocol/limits.ts";
 
 /** What a command may ask of the TUI. */
 export interface SlashHost {

@@ -1,4 +1,4 @@
-import type { Decision } from "../core/events.ts";
+import type { Decision } from "../protocol/events.ts";
 import type { Level } from "./meters.ts";
 import type { Voice } from "./transcript-buffer.ts";
 

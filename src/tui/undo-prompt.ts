@@ -1,6 +1,6 @@
-import { Workspace } from "../tools/workspace.ts";
-import { JournalError } from "../undo/journal.ts";
-import { applyUndo, latestChangedRun, outcomeLines, planLines, planUndo, undoLogLine } from "../undo/restore.ts";
+import { Workspace } from "../files/workspace.ts";
+import { JournalError } from "../files/journal.ts";
+import { applyUndo, latestChangedRun, outcomeLines, planLines, planUndo, undoLogLine } from "../files/restore.ts";
 import type { ApprovalModal } from "./approval-modal.ts";
 
 /**

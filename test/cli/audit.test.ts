@@ -3,7 +3,7 @@ import { readFileSync, rmSync, writeFileSync, mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { glassbox, scriptFile } from "../helpers/cli.ts";
 import { makeWorkspace } from "../helpers/workspace.ts";
-import { TOY_FILES } from "../../src/cli/toy-workspace.ts";
+import { TOY_FILES } from "../../src/session/toy-workspace.ts";
 
 const TOY = join(import.meta.dir, "..", "..", "workspace");
 

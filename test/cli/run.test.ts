@@ -2,7 +2,7 @@ import { describe, expect, test } from "bun:test";
 import { existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import pkg from "../../package.json";
-import { DEFAULT_LIMITS } from "../../src/core/limits.ts";
+import { DEFAULT_LIMITS } from "../../src/protocol/limits.ts";
 import { ScriptSchema } from "../../src/model/scripted.ts";
 import { glassbox, scriptFile, type CliResult } from "../helpers/cli.ts";
 import { call } from "../helpers/run.ts";
@@ -49,7 +49,7 @@ describe("exit codes and the event stream", () => {
     expectWellFormedEvents(result.events);
     const start = result.events[0]!;
     expect(start).toMatchObject({ kind: "run_start", model: readReadme, workspace: ws.root, task: "do the task" });
-    // The defaults (test/core/limits.test.ts holds them to the contract's table), every one of them.
+    // The defaults (test/protocol/limits.test.ts holds them to the contract's table), every one of them.
     expect(start.limits).toEqual(DEFAULT_LIMITS);
     expect(stopOf(result)).toMatchObject({ kind: "stop", status: "completed", steps: 2, tool_calls: 1, answer: "It compares versions." });
     expect(callsOf(result)).toEqual([expect.objectContaining({ tool: "read_file", arguments: '{"path":"README.md"}', decision: "allowed" })]);

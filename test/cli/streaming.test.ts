@@ -9,10 +9,10 @@ import { LlamaCppModel } from "../../src/model/llamacpp.ts";
 import { ModelOptionsSchema } from "../../src/model/options.ts";
 import { Checkpoint } from "../../src/core/checkpoint.ts";
 import { Policy } from "../../src/core/policy.ts";
-import { Workspace } from "../../src/tools/workspace.ts";
+import { Workspace } from "../../src/files/workspace.ts";
 import { runAgent } from "../../src/core/loop.ts";
-import { resolveLimits } from "../../src/core/limits.ts";
-import { systemClock } from "../../src/core/clock.ts";
+import { resolveLimits } from "../../src/protocol/limits.ts";
+import { systemClock } from "../../src/protocol/clock.ts";
 
 const TASK = "What does this project do?";
 

@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { z } from "zod";
 import { clip } from "../../src/core/clip.ts";
-import { DEFAULT_LIMITS } from "../../src/core/limits.ts";
+import { DEFAULT_LIMITS } from "../../src/protocol/limits.ts";
 import { defineTool } from "../../src/tools/tool.ts";
 import { makeWorkspace } from "../helpers/workspace.ts";
 import { call, runScripted } from "../helpers/run.ts";

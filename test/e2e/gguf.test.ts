@@ -10,7 +10,7 @@ import { beforeAll, describe, expect, test } from "bun:test";
 import fs from "node:fs";
 import path from "node:path";
 import { llamaServerExecutable, testModel } from "../../scripts/llama-server.ts";
-import { copyToyWorkspace } from "../../src/cli/toy-workspace.ts";
+import { copyToyWorkspace } from "../../src/session/toy-workspace.ts";
 import { closedAddress } from "../helpers/fake-server.ts";
 import { alive, serversOf } from "../helpers/gguf.ts";
 import { LLAMA_START_TIMEOUT, withoutLlama } from "../helpers/llama.ts";

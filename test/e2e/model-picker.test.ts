@@ -8,7 +8,7 @@ import { beforeAll, describe, expect, test } from "bun:test";
 import fs from "node:fs";
 import path from "node:path";
 import { testModel } from "../../scripts/llama-server.ts";
-import { copyToyWorkspace } from "../../src/cli/toy-workspace.ts";
+import { copyToyWorkspace } from "../../src/session/toy-workspace.ts";
 import { closedAddress, fakeOllama, llamaCppServer, llamaCppTextScene, ollamaExample, type FakeOllamaModel, type FakeServer } from "../helpers/fake-server.ts";
 import { LLAMA_START_TIMEOUT } from "../helpers/llama.ts";
 import { E2E_SKIPPED, STATUS, expectCleanExit, useTerminal } from "../helpers/terminal.ts";

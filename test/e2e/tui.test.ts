@@ -5,8 +5,8 @@
 import { describe, expect, test } from "bun:test";
 import fs from "node:fs";
 import path from "node:path";
-import demoScript from "../../src/session/demo-script.json";
-import { DEFAULT_LIMITS } from "../../src/core/limits.ts";
+import demoScript from "../../src/model/demo-script.json";
+import { DEFAULT_LIMITS } from "../../src/protocol/limits.ts";
 import { STATUS, WIDTH, E2E_SKIPPED, expectCleanExit, rows, tokens, useTerminal } from "../helpers/terminal.ts";
 
 const root = path.resolve(import.meta.dir, "../..");

@@ -7,7 +7,7 @@ import { describe, expect, test } from "bun:test";
 import fs from "node:fs";
 import path from "node:path";
 import { E2E_SKIPPED, STATUS, expectCleanExit, useTerminal } from "../helpers/terminal.ts";
-import { DEFAULT_LIMITS } from "../../src/core/limits.ts";
+import { DEFAULT_LIMITS } from "../../src/protocol/limits.ts";
 
 /** The input line's text: the row inside the message box. */
 const INPUT = (text: string) => {

@@ -7,7 +7,7 @@ import { parseCli } from "../../src/cli/args.ts";
 import { readVerdicts } from "../../src/eval/results.ts";
 import { PASS_BAR_COLOUR } from "../../src/eval/charts.ts";
 import type { RunVerdict } from "../../src/eval/runner.ts";
-import { UsageError } from "../../src/session/usage-error.ts";
+import { UsageError } from "../../src/protocol/usage-error.ts";
 import { glassbox } from "../helpers/cli.ts";
 import { scriptedServer } from "../helpers/scripted-server.ts";
 import { scratchFolders } from "../helpers/scratch.ts";

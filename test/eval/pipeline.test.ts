@@ -7,7 +7,7 @@ import { llamaCppServer, llamaCppTextScene, llamaCppToolCallScene } from "../hel
 import { loadTasks } from "../../src/eval/task.ts";
 import { resultsTable } from "../../src/eval/report.ts";
 import type { RunVerdict } from "../../src/eval/runner.ts";
-import { LIMIT_NAMES } from "../../src/core/limits.ts";
+import { LIMIT_NAMES } from "../../src/protocol/limits.ts";
 
 const EVALS = join(import.meta.dir, "..", "..", "evals");
 /** The four tasks on the toy project: the CLI end to end, in a process per eval (the whole set runs in task-set.test.ts). */

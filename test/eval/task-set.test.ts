@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { evaluate } from "../../src/cli/eval.ts";
 import { parseCli } from "../../src/cli/args.ts";
 import { loadTasks } from "../../src/eval/task.ts";
-import { LIMIT_NAMES } from "../../src/core/limits.ts";
+import { LIMIT_NAMES } from "../../src/protocol/limits.ts";
 import { readVerdicts } from "../../src/eval/results.ts";
 import type { RunVerdict } from "../../src/eval/runner.ts";
 import { scratchFolders } from "../helpers/scratch.ts";

@@ -1,6 +1,7 @@
 import { afterEach } from "bun:test";
 import { PassThrough } from "node:stream";
-import { createScreen, type Widgets } from "../../src/tui/blessed.ts";
+import type { Widgets } from "../../src/tui/blessed.ts";
+import { createScreen } from "../../src/tui/screen.ts";
 
 const open: Widgets.Screen[] = [];
 afterEach(() => {

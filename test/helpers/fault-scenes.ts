@@ -8,12 +8,12 @@
 import { existsSync, mkdirSync, readdirSync, readFileSync, truncateSync, writeFileSync } from "node:fs";
 import { join, relative } from "node:path";
 import { gate } from "../tools/harness.ts";
-import { ChangeJournal, JOURNAL_FILE, undoFolder } from "../../src/undo/journal.ts";
-import { temporaryFor, temporaryBeside } from "../../src/tools/temporary-files.ts";
-import { Workspace } from "../../src/tools/workspace.ts";
+import { ChangeJournal, JOURNAL_FILE, undoFolder } from "../../src/files/journal.ts";
+import { temporaryFor, temporaryBeside } from "../../src/files/temporary-files.ts";
+import { Workspace } from "../../src/files/workspace.ts";
 import { appendLine } from "../../src/platform/append-line.ts";
-import { applyUndo, outcomeLines } from "../../src/undo/restore.ts";
-import { applyCommandChanges } from "../../src/undo/command-changes.ts";
+import { applyUndo, outcomeLines } from "../../src/files/restore.ts";
+import { applyCommandChanges } from "../../src/tools/command-changes.ts";
 import { journaledChanges } from "../../src/tools/run_command.ts";
 
 export const RUN_ID = "20260101T000000-faults";

@@ -1,6 +1,6 @@
 import { expect } from "bun:test";
-import type { AgentEvent, EventOf } from "../../src/core/events.ts";
-import type { Message } from "../../src/core/messages.ts";
+import type { AgentEvent, EventOf } from "../../src/protocol/events.ts";
+import type { Message } from "../../src/protocol/messages.ts";
 import type { ScriptedRun } from "./run.ts";
 
 /**

@@ -1,5 +1,5 @@
-import { ReplyBuilder } from "../../src/core/reply.ts";
-import type { ModelClient, ModelDelta, ModelRequest } from "../../src/model/types.ts";
+import { ReplyBuilder } from "../../src/model/reply.ts";
+import type { ModelClient, ModelDelta, ModelRequest } from "../../src/protocol/model.ts";
 
 /** Every delta a model gave for one request, and the error it ended with (null if none). */
 export function collect(model: ModelClient, request: ModelRequest): Promise<{ deltas: ModelDelta[]; error: Error | null }> {

@@ -1,18 +1,18 @@
 import { Checkpoint, type Approver } from "../../src/core/checkpoint.ts";
-import { resolveLimits, type LimitOverrides } from "../../src/core/limits.ts";
+import { resolveLimits, type LimitOverrides } from "../../src/protocol/limits.ts";
 import { Policy, parseRule } from "../../src/core/policy.ts";
 import { runAgent, type RunInput } from "../../src/core/loop.ts";
-import type { AgentEvent, EventOf } from "../../src/core/events.ts";
-import type { Message } from "../../src/core/messages.ts";
-import type { Clock } from "../../src/core/clock.ts";
+import type { AgentEvent, EventOf } from "../../src/protocol/events.ts";
+import type { Message } from "../../src/protocol/messages.ts";
+import type { Clock } from "../../src/protocol/clock.ts";
 import { ScriptSchema, ScriptedModel, type ScriptedReply } from "../../src/model/scripted.ts";
-import type { ModelClient, ModelRequest } from "../../src/model/types.ts";
+import type { ModelClient, ModelRequest } from "../../src/protocol/model.ts";
 import { TextCallModel } from "../../src/model/text-call-model.ts";
-import { Workspace } from "../../src/tools/workspace.ts";
+import { Workspace } from "../../src/files/workspace.ts";
 import { TOOL_NAMES, defaultTools } from "../../src/tools/index.ts";
 import type { Checks } from "../../src/tools/checks.ts";
 import type { Tool } from "../../src/tools/tool.ts";
-import type { StartedRun } from "../../src/session/session.ts";
+import type { StartedRun } from "../../src/session/start-run.ts";
 
 /** A clock that moves only when told to. */
 export class FakeClock implements Clock {

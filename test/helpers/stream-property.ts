@@ -6,7 +6,7 @@
 import fc from "fast-check";
 import { Buffer } from "node:buffer";
 import { expect } from "bun:test";
-import { ModelError, type ModelClient, type ModelDelta, type ModelRequest } from "../../src/model/types.ts";
+import { ModelError, type ModelClient, type ModelDelta, type ModelRequest } from "../../src/protocol/model.ts";
 import { ModelOptionsSchema, type ModelOptions } from "../../src/model/options.ts";
 import { assembled } from "./model.ts";
 import { bytes, chunked, concat, head, splitAt, type ByteScene } from "./byte-server.ts";

@@ -15,7 +15,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { GLASSBOX_ENTRY, buildBinary } from "../../scripts/build.ts";
-import { copyToyWorkspace } from "../../src/cli/toy-workspace.ts";
+import { copyToyWorkspace } from "../../src/session/toy-workspace.ts";
 import { required } from "./required.ts";
 import { sharedOnce } from "./shared-once.ts";
 import { endE2eServers, isAlive } from "./tmux-servers.ts";

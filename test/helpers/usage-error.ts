@@ -1,5 +1,5 @@
 import { expect } from "bun:test";
-import { UsageError } from "../../src/session/usage-error.ts";
+import { UsageError } from "../../src/protocol/usage-error.ts";
 
 /** The UsageError a call throws (fails the test when it throws nothing or something else). */
 export function usageError(thunk: () => unknown): UsageError {

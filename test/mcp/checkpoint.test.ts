@@ -2,12 +2,12 @@ import { afterEach, expect, setDefaultTimeout, test } from "bun:test";
 import { join } from "node:path";
 import { Checkpoint, type ApprovalRequest } from "../../src/core/checkpoint.ts";
 import { Policy, parseRule } from "../../src/core/policy.ts";
-import { systemClock } from "../../src/core/clock.ts";
+import { systemClock } from "../../src/protocol/clock.ts";
 import { collectServers, McpServersSchema } from "../../src/mcp/config.ts";
 import { McpHub } from "../../src/mcp/hub.ts";
 import { TrustStore } from "../../src/mcp/trust.ts";
 import { TOOL_NAMES } from "../../src/tools/index.ts";
-import { Workspace } from "../../src/tools/workspace.ts";
+import { Workspace } from "../../src/files/workspace.ts";
 import { stdioFixture, tool } from "../helpers/mcp-fixture.ts";
 import { tempFolder } from "../helpers/workspace.ts";
 

@@ -1,13 +1,13 @@
 import { afterEach, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { join } from "node:path";
-import type { AgentEvent } from "../../src/core/events.ts";
+import type { AgentEvent } from "../../src/protocol/events.ts";
 import { collectServers, McpServersSchema } from "../../src/mcp/config.ts";
 import { McpHub, type HubQuestions } from "../../src/mcp/hub.ts";
 import { TrustStore } from "../../src/mcp/trust.ts";
 import { toolDigest } from "../../src/mcp/pinning.ts";
 import type { Lock } from "../../src/prompt/lock.ts";
-import { systemClock } from "../../src/core/clock.ts";
-import { Workspace } from "../../src/tools/workspace.ts";
+import { systemClock } from "../../src/protocol/clock.ts";
+import { Workspace } from "../../src/files/workspace.ts";
 import { httpFixture, stdioFixture, tool } from "../helpers/mcp-fixture.ts";
 import { tempFolder } from "../helpers/workspace.ts";
 

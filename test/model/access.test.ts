@@ -11,7 +11,7 @@ import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { ApiKey, NO_ACCESS, certificateProblem, keyRefusal, readCaFile, requestHeaders, tlsOptions, type ServerAccess } from "../../src/model/access.ts";
 import { fetchJson, ServerExchange } from "../../src/model/http.ts";
-import { ModelError } from "../../src/model/types.ts";
+import { ModelError } from "../../src/protocol/model.ts";
 import { testCertificates, withoutOpenssl } from "../helpers/tls.ts";
 import { tempFolder } from "../helpers/workspace.ts";
 

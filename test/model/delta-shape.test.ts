@@ -7,7 +7,7 @@ import { describe, expect, test } from "bun:test";
 import { LlamaCppModel } from "../../src/model/llamacpp.ts";
 import { OllamaModel } from "../../src/model/ollama.ts";
 import { ModelOptionsSchema } from "../../src/model/options.ts";
-import { ModelError, type ModelRequest } from "../../src/model/types.ts";
+import { ModelError, type ModelRequest } from "../../src/protocol/model.ts";
 import { wellTyped } from "../../src/model/delta-shape.ts";
 import { collect } from "../helpers/model.ts";
 import { llamaChunk, startFakeServer, SSE_HEADERS } from "../helpers/fake-server.ts";

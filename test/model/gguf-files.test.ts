@@ -8,7 +8,7 @@ import { mkdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { testModel } from "../../scripts/llama-server.ts";
 import { findGgufFiles, SCAN_LIMITS } from "../../src/model/gguf-files.ts";
-import { unusableFiles } from "../../src/session/find-model.ts";
+import { unusableFiles } from "../../src/model/find-model.ts";
 import { tempFolder } from "../helpers/workspace.ts";
 import { LLAMA_START_TIMEOUT } from "../helpers/llama.ts";
 

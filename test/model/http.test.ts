@@ -8,7 +8,7 @@ import { describe, expect, test } from "bun:test";
 import { LlamaCppModel } from "../../src/model/llamacpp.ts";
 import { OllamaModel } from "../../src/model/ollama.ts";
 import { ModelOptionsSchema } from "../../src/model/options.ts";
-import type { ModelDelta, ModelRequest } from "../../src/model/types.ts";
+import type { ModelDelta, ModelRequest } from "../../src/protocol/model.ts";
 import { assembled, collect } from "../helpers/model.ts";
 import { llamaCppTextScene, ollamaExample, startFakeServer, type Scene } from "../helpers/fake-server.ts";
 

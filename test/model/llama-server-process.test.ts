@@ -9,7 +9,7 @@ import { llamaServerExecutable, testModel } from "../../scripts/llama-server.ts"
 import { GgufModel } from "../../src/model/gguf-model.ts";
 import { LlamaServerProcess, ServerLog, type ServerLaunch } from "../../src/model/llama-server-process.ts";
 import { ModelOptionsSchema } from "../../src/model/options.ts";
-import { ModelError } from "../../src/model/types.ts";
+import { ModelError } from "../../src/protocol/model.ts";
 import { collect } from "../helpers/model.ts";
 import { LLAMA_START_TIMEOUT, withoutLlama } from "../helpers/llama.ts";
 import { tempFolder } from "../helpers/workspace.ts";

@@ -7,7 +7,7 @@
 import { beforeAll, describe, expect, test } from "bun:test";
 import { LlamaCppModel } from "../../src/model/llamacpp.ts";
 import { ModelOptionsSchema } from "../../src/model/options.ts";
-import { ModelError, type ModelDelta, type ModelRequest, type ToolDeclaration } from "../../src/model/types.ts";
+import { ModelError, type ModelDelta, type ModelRequest, type ToolDeclaration } from "../../src/protocol/model.ts";
 import { discoverModels } from "../../src/model/discovery.ts";
 import { assembled, collect } from "../helpers/model.ts";
 import { LLAMA_START_TIMEOUT, llamaServer, withoutLlama, type LlamaServer } from "../helpers/llama.ts";

@@ -3,7 +3,7 @@ import fs from "node:fs";
 import path, { join } from "node:path";
 import { LlamaCppModel, contentOnly } from "../../src/model/llamacpp.ts";
 import { ModelOptionsSchema } from "../../src/model/options.ts";
-import { ModelError, type ModelRequest } from "../../src/model/types.ts";
+import { ModelError, type ModelRequest } from "../../src/protocol/model.ts";
 import { assembled, collect as collectFrom } from "../helpers/model.ts";
 import { tempFolder } from "../helpers/workspace.ts";
 import { WireLog, readWireLog } from "../../src/trace/wire-log.ts";

@@ -8,7 +8,7 @@ import { afterAll, describe, expect, test } from "bun:test";
 import { readFileSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import { OllamaModel } from "../../src/model/ollama.ts";
-import type { ModelRequest } from "../../src/model/types.ts";
+import type { ModelRequest } from "../../src/protocol/model.ts";
 import { FIXTURES } from "../helpers/fake-server.ts";
 import { startByteServer, type ByteScene } from "../helpers/byte-server.ts";
 import { DEADLINE_MS, NDJSON_FRAMING, brokenScene, expectNamedOutcome, optionsFor, outcomeOf, splitArbitrary, splitScene, wholeScene, type Outcome } from "../helpers/stream-property.ts";

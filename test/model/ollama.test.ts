@@ -1,7 +1,7 @@
 import { expect, test, describe } from "bun:test";
 import { OllamaModel } from "../../src/model/ollama.ts";
 import { ModelOptionsSchema } from "../../src/model/options.ts";
-import { ModelError, type ModelRequest } from "../../src/model/types.ts";
+import { ModelError, type ModelRequest } from "../../src/protocol/model.ts";
 import { assembled, collect as collectFrom } from "../helpers/model.ts";
 import { ollamaExample, readFixture, startFakeServer, type Scene } from "../helpers/fake-server.ts";
 

@@ -9,7 +9,7 @@ import { ApiKey, type ServerAccess } from "../../src/model/access.ts";
 import { LlamaCppModel } from "../../src/model/llamacpp.ts";
 import { ModelChoiceError, OpenAiModel } from "../../src/model/openai.ts";
 import { ModelOptionsSchema } from "../../src/model/options.ts";
-import { ModelError, type ModelRequest } from "../../src/model/types.ts";
+import { ModelError, type ModelRequest } from "../../src/protocol/model.ts";
 import { assembled, collect } from "../helpers/model.ts";
 import { llamaCppTextScene, startFakeServer } from "../helpers/fake-server.ts";
 import { testCertificates, withoutOpenssl } from "../helpers/tls.ts";

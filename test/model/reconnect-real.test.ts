@@ -2,7 +2,7 @@ import { describe, expect, test } from "bun:test";
 import { findLlamaServer, testModel } from "../../scripts/llama-server.ts";
 import { LlamaCppModel } from "../../src/model/llamacpp.ts";
 import { ModelOptionsSchema } from "../../src/model/options.ts";
-import type { ModelDelta } from "../../src/model/types.ts";
+import type { ModelDelta } from "../../src/protocol/model.ts";
 import { LLAMA_START_TIMEOUT, withoutLlama } from "../helpers/llama.ts";
 import { drain } from "../helpers/model.ts";
 

@@ -3,8 +3,8 @@ import { BACKOFF_MS, Reconnect, ServerUnavailable, loadingModel, type ReconnectC
 import { LlamaCppModel } from "../../src/model/llamacpp.ts";
 import { OllamaModel } from "../../src/model/ollama.ts";
 import { ModelOptionsSchema } from "../../src/model/options.ts";
-import { ModelError, type ModelClient, type ModelDelta } from "../../src/model/types.ts";
-import { ReplyBuilder } from "../../src/core/reply.ts";
+import { ModelError, type ModelClient, type ModelDelta } from "../../src/protocol/model.ts";
+import { ReplyBuilder } from "../../src/model/reply.ts";
 import { llamaCppTextScene, ollamaExample, startFakeServer, type FakeServer, type Scene } from "../helpers/fake-server.ts";
 import { drain } from "../helpers/model.ts";
 

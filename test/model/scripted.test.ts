@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { ScriptSchema, ScriptedModel, type ScriptedReply } from "../../src/model/scripted.ts";
-import { ModelError, type ModelDelta } from "../../src/model/types.ts";
+import { ModelError, type ModelDelta } from "../../src/protocol/model.ts";
 
 const model = (replies: ScriptedReply[]) => new ScriptedModel("scripted:test", ScriptSchema.parse({ replies }));
 const request = (signal = new AbortController().signal) => ({ messages: [{ role: "user" as const, content: "task" }], tools: [], signal });

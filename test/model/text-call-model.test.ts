@@ -4,7 +4,7 @@ import { READ_INTERVAL_MS } from "../../src/model/http.ts";
 import { LlamaCppModel } from "../../src/model/llamacpp.ts";
 import { OllamaModel } from "../../src/model/ollama.ts";
 import { ModelOptionsSchema } from "../../src/model/options.ts";
-import type { ModelClient, ModelRequest } from "../../src/model/types.ts";
+import type { ModelClient, ModelRequest } from "../../src/protocol/model.ts";
 import { WireLog, readWireLog } from "../../src/trace/wire-log.ts";
 import { assembled, collect } from "../helpers/model.ts";
 import { llamaChunk, llamaCppServer, ollamaServer, SSE_HEADERS, type Scene } from "../helpers/fake-server.ts";

@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { recoverTextCalls, type Recovered } from "../../src/model/text-calls/index.ts";
 import { parameterText } from "../../src/model/text-calls/function-xml.ts";
-import type { ToolDeclaration } from "../../src/model/types.ts";
+import type { ToolDeclaration } from "../../src/protocol/model.ts";
 
 /** The tools each example was offered, named as in its thread. */
 const tool = (name: string, properties: Record<string, { type: string }> = {}): ToolDeclaration => ({

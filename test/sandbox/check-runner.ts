@@ -13,13 +13,13 @@
  */
 import { runCheck, type Check } from "../../src/tools/checks.ts";
 import { makeRunCommand } from "../../src/tools/run_command.ts";
-import { Workspace } from "../../src/tools/workspace.ts";
-import { systemClock } from "../../src/core/clock.ts";
+import { Workspace } from "../../src/files/workspace.ts";
+import { systemClock } from "../../src/protocol/clock.ts";
 import { chooseSandbox } from "../../src/sandbox/detect.ts";
 import { LAUNCHER_COMMAND } from "../../src/sandbox/launcher-command.ts";
 import { runLauncher } from "../../src/sandbox/launcher.ts";
-import { ChangeJournal } from "../../src/undo/journal.ts";
-import { applyUndo } from "../../src/undo/restore.ts";
+import { ChangeJournal } from "../../src/files/journal.ts";
+import { applyUndo } from "../../src/files/restore.ts";
 
 // Compiled, this binary is also the process between the runner and a check, as glassbox's is (src/cli/main.ts).
 if (process.argv[2] === LAUNCHER_COMMAND) process.exit(await runLauncher());

@@ -12,7 +12,7 @@ import { join } from "node:path";
 import { asUnprivileged, compiledForUnprivileged, handOver, unprivilegedFolder } from "../helpers/unprivileged.ts";
 import { unique } from "../helpers/processes.ts";
 import { tempFolder } from "../helpers/workspace.ts";
-import { Workspace } from "../../src/tools/workspace.ts";
+import { Workspace } from "../../src/files/workspace.ts";
 
 const SLOW = 60_000;
 const NESTED_SECRET = "nested-dotenv-secret-4b7e";

@@ -2,7 +2,7 @@ import { describe, expect, test } from "bun:test";
 import { join } from "node:path";
 import { LlamaCppModel } from "../../src/model/llamacpp.ts";
 import { ModelOptionsSchema } from "../../src/model/options.ts";
-import type { ModelRequest } from "../../src/model/types.ts";
+import type { ModelRequest } from "../../src/protocol/model.ts";
 import { startCacheProxy } from "../helpers/cache-proxy.ts";
 import { readFixture, startFakeServer, type Scene } from "../helpers/fake-server.ts";
 import { assembled, collect } from "../helpers/model.ts";

@@ -1,7 +1,8 @@
 import { expect, test } from "bun:test";
 import { parseCli } from "../../src/cli/args.ts";
-import { openSession, startRun } from "../../src/session/session.ts";
-import type { AgentEvent } from "../../src/core/events.ts";
+import { openSession } from "../../src/session/session.ts";
+import { startRun } from "../../src/session/start-run.ts";
+import type { AgentEvent } from "../../src/protocol/events.ts";
 import { scriptFile } from "../helpers/cli.ts";
 import { makeWorkspace } from "../helpers/workspace.ts";
 

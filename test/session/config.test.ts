@@ -5,7 +5,7 @@ import { parseCli } from "../../src/cli/args.ts";
 import { loadConfig } from "../../src/session/config.ts";
 import { openSession } from "../../src/session/session.ts";
 import { usageError } from "../helpers/usage-error.ts";
-import { DEFAULT_LIMITS } from "../../src/core/limits.ts";
+import { DEFAULT_LIMITS } from "../../src/protocol/limits.ts";
 import { glassbox, scriptFile } from "../helpers/cli.ts";
 import { call } from "../helpers/run.ts";
 import { makeWorkspace, tempFolder } from "../helpers/workspace.ts";

@@ -2,7 +2,8 @@
 import { expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import { parseCli } from "../../src/cli/args.ts";
-import { openSession, startRun } from "../../src/session/session.ts";
+import { openSession } from "../../src/session/session.ts";
+import { startRun } from "../../src/session/start-run.ts";
 import { scriptFile } from "../helpers/cli.ts";
 import { call } from "../helpers/run.ts";
 import { makeWorkspace } from "../helpers/workspace.ts";

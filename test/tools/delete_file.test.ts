@@ -3,9 +3,9 @@ import { chmodSync, existsSync, mkdirSync, readFileSync, statSync, symlinkSync, 
 import { join } from "node:path";
 import { makeWorkspace } from "../helpers/workspace.ts";
 import { expectRefused, gate, recordingApprover } from "./harness.ts";
-import { ChangeJournal, readJournal } from "../../src/undo/journal.ts";
-import { applyUndo, planLines, planUndo } from "../../src/undo/restore.ts";
-import { Workspace } from "../../src/tools/workspace.ts";
+import { ChangeJournal, readJournal } from "../../src/files/journal.ts";
+import { applyUndo, planLines, planUndo } from "../../src/files/restore.ts";
+import { Workspace } from "../../src/files/workspace.ts";
 
 const RUN = "20260101T000000-delete";
 

@@ -3,9 +3,9 @@ import { chmodSync, existsSync, mkdirSync, readFileSync, statSync, writeFileSync
 import { join } from "node:path";
 import { makeWorkspace } from "../helpers/workspace.ts";
 import { expectRefused, gate, recordingApprover } from "./harness.ts";
-import { ChangeJournal } from "../../src/undo/journal.ts";
-import { applyUndo, planLines, planUndo } from "../../src/undo/restore.ts";
-import { Workspace } from "../../src/tools/workspace.ts";
+import { ChangeJournal } from "../../src/files/journal.ts";
+import { applyUndo, planLines, planUndo } from "../../src/files/restore.ts";
+import { Workspace } from "../../src/files/workspace.ts";
 import { diffLines } from "../../src/tui/diff-lines.ts";
 import type { Verdict } from "../../src/core/checkpoint.ts";
 

@@ -1,7 +1,7 @@
 import { beforeAll, describe, expect, test } from "bun:test";
 import { closeSync, openSync, writeFileSync, writeSync } from "node:fs";
 import { join } from "node:path";
-import { DEFAULT_LIMITS } from "../../src/core/limits.ts";
+import { DEFAULT_LIMITS } from "../../src/protocol/limits.ts";
 import { readFile } from "../../src/tools/read_file.ts";
 import { makeWorkspace, type TestWorkspace } from "../helpers/workspace.ts";
 import { call, runScripted } from "../helpers/run.ts";

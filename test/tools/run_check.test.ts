@@ -5,7 +5,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { DEFAULT_LIMITS } from "../../src/core/limits.ts";
+import { DEFAULT_LIMITS } from "../../src/protocol/limits.ts";
 import type { Checks } from "../../src/tools/checks.ts";
 import { makeWorkspace, type TestWorkspace } from "../helpers/workspace.ts";
 import { call, runScripted } from "../helpers/run.ts";

@@ -247,7 +247,7 @@ test("a pattern that backtracks without end in JavaScript's own engine cannot ha
   writeFileSync(join(ws.root, "evil.txt"), `${"a".repeat(40)}!\n`.repeat(60));
   const script = `
     import { searchText } from ${JSON.stringify(join(import.meta.dir, "../../src/tools/search_text.ts"))};
-    import { Workspace } from ${JSON.stringify(join(import.meta.dir, "../../src/tools/workspace.ts"))};
+    import { Workspace } from ${JSON.stringify(join(import.meta.dir, "../../src/files/workspace.ts"))};
     const plan = await searchText.plan({ pattern: "(\\\\w+\\\\s?)+;$", glob: "evil.txt" }, { workspace: new Workspace(${JSON.stringify(ws.root)}), signal: new AbortController().signal, todo: [], clock: null });
     console.log(await plan.execute());`;
   const child = Bun.spawn([process.execPath, "-e", script], { stdout: "pipe", stderr: "pipe" });

@@ -2,7 +2,7 @@ import { describe, expect, test } from "bun:test";
 import { existsSync, mkdirSync, readFileSync, symlinkSync } from "node:fs";
 import { DiskFullWatch } from "../../src/platform/disk-full.ts";
 import { join } from "node:path";
-import type { AgentEvent } from "../../src/core/events.ts";
+import type { AgentEvent } from "../../src/protocol/events.ts";
 import { EventLog, eventLogPath, newRunId } from "../../src/trace/event-log.ts";
 import { makeWorkspace, tempFolder } from "../helpers/workspace.ts";
 import { call, runScripted } from "../helpers/run.ts";

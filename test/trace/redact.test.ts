@@ -14,7 +14,7 @@ import { SavedSession } from "../../src/session/store.ts";
 import { EventLog } from "../../src/trace/event-log.ts";
 import { redact, registerSecret } from "../../src/trace/redact.ts";
 import { WireLog } from "../../src/trace/wire-log.ts";
-import type { AgentEvent } from "../../src/core/events.ts";
+import type { AgentEvent } from "../../src/protocol/events.ts";
 import { tempFolder } from "../helpers/workspace.ts";
 
 const KEY = "sk-redact-test-5a6b7c8d9e";

@@ -4,7 +4,10 @@ import os from "node:os";
 import path from "node:path";
 import { PassThrough } from "node:stream";
 import { fakeTerminal } from "../helpers/fake-terminal.ts";
-import { dropIdleMoves, embeddedTerminfoPath, isLegacyTerminfo, rewriteShortRuns, rotateRows, terminalProblem, terminfoFor, writeNow, type Widgets } from "../../src/tui/blessed.ts";
+import type { Widgets } from "../../src/tui/blessed.ts";
+import { writeNow } from "../../src/tui/screen.ts";
+import { embeddedTerminfoPath, isLegacyTerminfo, terminalProblem, terminfoFor } from "../../src/tui/terminfo.ts";
+import { dropIdleMoves, rewriteShortRuns, rotateRows } from "../../src/tui/cell-writer.ts";
 
 // The same module instances src/tui/blessed.ts patched (one module per resolved path).
 const Tput = require("blessed/lib/tput");

@@ -1,6 +1,6 @@
 import { expect, test } from "bun:test";
 import { PassThrough } from "node:stream";
-import { createScreen } from "../../src/tui/blessed.ts";
+import { createScreen } from "../../src/tui/screen.ts";
 import { escapePieces } from "../../src/tui/escape-keys.ts";
 
 test.each([

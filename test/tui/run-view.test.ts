@@ -1,6 +1,6 @@
 import { expect, test } from "bun:test";
-import { DEFAULT_LIMITS } from "../../src/core/limits.ts";
-import type { AgentEvent } from "../../src/core/events.ts";
+import { DEFAULT_LIMITS } from "../../src/protocol/limits.ts";
+import type { AgentEvent } from "../../src/protocol/events.ts";
 import { emptyView, fold, meters } from "../../src/tui/run-view.ts";
 import { meterLine } from "../../src/tui/meters.ts";
 

@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { DEFAULT_LIMITS } from "../../src/core/limits.ts";
+import { DEFAULT_LIMITS } from "../../src/protocol/limits.ts";
 import { limitLines, runSlash, SLASH_COMMANDS, slashHint, type SlashHost } from "../../src/tui/slash-commands.ts";
 
 /** A host that records what was asked of it. */

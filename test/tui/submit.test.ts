@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { parseCli } from "../../src/cli/args.ts";
-import { DEFAULT_LIMITS } from "../../src/core/limits.ts";
+import { DEFAULT_LIMITS } from "../../src/protocol/limits.ts";
 import { openSession, type Session } from "../../src/session/session.ts";
 import type { SlashHost } from "../../src/tui/slash-commands.ts";
 import { submitInput, type SubmitHost } from "../../src/tui/submit.ts";

@@ -1,5 +1,5 @@
 import { atLineStart, occurrences, skipSpace, type Found, type OfferedTools } from "./shared.ts";
-import type { TextCall } from "../types.ts";
+import type { TextCall } from "../../protocol/model.ts";
 
 /** Sticky: matched where `lastIndex` is, without copying the rest of the text for each function. */
 const FUNCTION = /<function=([^>\s]+)>/y;

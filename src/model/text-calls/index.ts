@@ -1,4 +1,4 @@
-import type { TextCall, TextCallForm, ToolDeclaration } from "../types.ts";
+import type { TextCall, TextCallForm, ToolDeclaration } from "../../protocol/model.ts";
 import { parseFenced } from "./fenced.ts";
 import { parseFunctionXml } from "./function-xml.ts";
 import { parseJson } from "./json.ts";

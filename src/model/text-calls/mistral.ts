@@ -1,5 +1,5 @@
 import { callsFromJson, type Found, type OfferedTools } from "./shared.ts";
-import type { TextCall } from "../types.ts";
+import type { TextCall } from "../../protocol/model.ts";
 
 const MARK = "[TOOL_CALLS]";
 /** Mistral 3 and Devstral: `NAME[ARGS]{…}`, some versions with `[CALL_ID]ID` between. */

@@ -1,5 +1,5 @@
-import { offeredName } from "../../core/tool-names.ts";
-import type { TextCall, ToolDeclaration } from "../types.ts";
+import { offeredName } from "../../protocol/tool-names.ts";
+import type { TextCall, ToolDeclaration } from "../../protocol/model.ts";
 
 /** Calls that run from `start` to the end of the text. */
 export interface Found {

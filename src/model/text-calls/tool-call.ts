@@ -1,6 +1,6 @@
 import { parseFunctionXml } from "./function-xml.ts";
 import { callsFromJson, occurrences, skipSpace, type Found, type OfferedTools } from "./shared.ts";
-import type { TextCall } from "../types.ts";
+import type { TextCall } from "../../protocol/model.ts";
 
 const OPEN = "<tool_call>";
 const CLOSE = "</tool_call>";

@@ -1,4 +1,4 @@
-import { Refusal } from "../refusal.ts";
+import { Refusal } from "../../protocol/refusal.ts";
 
 /**
  * A glob as `.gitignore` reads one (CONTRACT.md "Default tools"): without a `/` it matches a

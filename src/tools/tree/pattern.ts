@@ -1,5 +1,5 @@
 import type { RE2JS } from "re2js";
-import { Refusal } from "../refusal.ts";
+import { Refusal } from "../../protocol/refusal.ts";
 
 /** re2js is evaluated with the first search, not at every start: it costs ~26 ms, and most starts draw a screen long before any search. */
 let engine: typeof RE2JS | null = null;

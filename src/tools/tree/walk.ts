@@ -1,7 +1,7 @@
 import { readdirSync, type Dirent } from "node:fs";
 import { join } from "node:path";
-import { Refusal } from "../refusal.ts";
-import { isOffLimitsName, Workspace, type ResolvedPath } from "../workspace.ts";
+import { Refusal } from "../../protocol/refusal.ts";
+import { isOffLimitsName, Workspace, type ResolvedPath } from "../../files/workspace.ts";
 import { IgnoreRules, readRules } from "./ignore-rules.ts";
 
 /** Never shown, even where no `.gitignore` names it: a dependency tree is no reading for a model. */

@@ -1,12 +1,12 @@
 /**
  * `@path` in a message: the file's text goes with it, clipped as a tool result would be. Paths
- * go through the workspace's own confinement (src/tools/workspace.ts), as a tool's argument
+ * go through the workspace's own confinement (src/files/workspace.ts), as a tool's argument
  * does: nothing outside the workspace, nothing off limits, links followed to where they lead.
  */
 import { readFileSync } from "node:fs";
 import { clip } from "../../core/clip.ts";
 import { Refusal } from "../../tools/tool.ts";
-import type { Workspace } from "../../tools/workspace.ts";
+import type { Workspace } from "../../files/workspace.ts";
 
 export type Attached =
   /** The message to send: as typed, then each named file's text. */

@@ -1,6 +1,7 @@
 import type { PromptLayer } from "../../prompt/layers.ts";
 import type { ServerStatus } from "../../mcp/hub.ts";
-import { updateContent, type Widgets } from "../blessed.ts";
+import type { Widgets } from "../blessed.ts";
+import { updateContent } from "../screen.ts";
 import { Pane } from "./pane.ts";
 import { safeTagged } from "../sanitize.ts";
 import { paint } from "../theme.ts";

@@ -1,4 +1,5 @@
-import { updateContent, type Widgets } from "../blessed.ts";
+import type { Widgets } from "../blessed.ts";
+import { updateContent } from "../screen.ts";
 import { Pane } from "./pane.ts";
 import { safeTagged } from "../sanitize.ts";
 import { paint } from "../theme.ts";

@@ -1,4 +1,5 @@
-import { scrollRows, writeRow, type Widgets } from "../blessed.ts";
+import type { Widgets } from "../blessed.ts";
+import { scrollRows, writeRow } from "../cell-writer.ts";
 import { Pane } from "./pane.ts";
 import { TranscriptBuffer, type Row, type Voice } from "../transcript-buffer.ts";
 import { VOICE_STYLE } from "../theme.ts";

@@ -1,5 +1,6 @@
-import type { EventOf } from "../../core/events.ts";
-import { updateContent, type Widgets } from "../blessed.ts";
+import type { EventOf } from "../../protocol/events.ts";
+import type { Widgets } from "../blessed.ts";
+import { updateContent } from "../screen.ts";
 import { Pane } from "./pane.ts";
 import { safeTagged, sanitize } from "../sanitize.ts";
 import { DECISION_COLOR, paint } from "../theme.ts";

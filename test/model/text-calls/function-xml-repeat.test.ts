@@ -5,7 +5,7 @@
  */
 import { describe, expect, test } from "bun:test";
 import { recoverTextCalls } from "../../../src/model/text-calls/index.ts";
-import type { ToolDeclaration } from "../../../src/model/types.ts";
+import type { ToolDeclaration } from "../../../src/protocol/model.ts";
 
 const OFFERED: ToolDeclaration[] = [{ name: "run", description: "run", parameters: { type: "object", properties: { a: { type: "string" } } } }];
 

@@ -6,8 +6,8 @@
 import fc from "fast-check";
 import { describe, expect, test } from "bun:test";
 import { recoverTextCalls, type Recovered } from "../../../src/model/text-calls/index.ts";
-import { offeredName } from "../../../src/core/tool-names.ts";
-import type { ToolDeclaration } from "../../../src/model/types.ts";
+import { offeredName } from "../../../src/protocol/tool-names.ts";
+import type { ToolDeclaration } from "../../../src/protocol/model.ts";
 import { settings } from "../../helpers/property.ts";
 
 /** Names that collide loosely (case, `-` for `_`) as well as plain ones: which are offered is drawn. */

@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { compilePattern } from "../../../src/tools/tree/pattern.ts";
-import { Refusal } from "../../../src/tools/refusal.ts";
+import { Refusal } from "../../../src/protocol/refusal.ts";
 
 /** The lines a line-by-line search with JavaScript's own engine finds: what matchingLines must equal. */
 function nativeLines(pattern: string, text: string, flags = ""): number[] {

@@ -7,7 +7,7 @@
 import fc from "fast-check";
 import { describe, expect, test } from "bun:test";
 import { workspaceFiles } from "../../../src/tools/tree/walk.ts";
-import { isOffLimitsName } from "../../../src/tools/workspace.ts";
+import { isOffLimitsName } from "../../../src/files/workspace.ts";
 import { git, gitRepository, type Tree } from "./git-tree.ts";
 import { settings } from "../../helpers/property.ts";
 

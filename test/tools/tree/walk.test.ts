@@ -3,7 +3,7 @@ import { symlinkSync } from "node:fs";
 import { join } from "node:path";
 import { workspaceFiles } from "../../../src/tools/tree/walk.ts";
 import { listFiles } from "../../../src/tools/list_files.ts";
-import { Refusal } from "../../../src/tools/refusal.ts";
+import { Refusal } from "../../../src/protocol/refusal.ts";
 import { tempFolder } from "../../helpers/workspace.ts";
 import { runTool } from "../harness.ts";
 import { gitRepository, gitVisibleFiles, writeTree } from "./git-tree.ts";

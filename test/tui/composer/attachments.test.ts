@@ -2,7 +2,7 @@ import { describe, expect, test } from "bun:test";
 import { mkdirSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { attachFiles, shownTask } from "../../../src/tui/composer/attachments.ts";
-import { Workspace } from "../../../src/tools/workspace.ts";
+import { Workspace } from "../../../src/files/workspace.ts";
 import { tempFolder } from "../../helpers/workspace.ts";
 
 function workspace(): { root: string; outside: string; workspace: Workspace } {

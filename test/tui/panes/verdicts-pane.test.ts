@@ -1,5 +1,5 @@
 import { expect, test } from "bun:test";
-import type { EventOf } from "../../../src/core/events.ts";
+import type { EventOf } from "../../../src/protocol/events.ts";
 import type { Widgets } from "../../../src/tui/blessed.ts";
 import { layout } from "../../../src/tui/layout.ts";
 import { Overlay } from "../../../src/tui/overlay.ts";

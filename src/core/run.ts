@@ -1,0 +1,367 @@
+import type { AgentEvent } from "../protocol/events.ts";
+import type { Limits } from "../protocol/limits.ts";
+import type { Clock } from "../protocol/clock.ts";
+import type { Message, ToolCallRequest } from "../protocol/messages.ts";
+import { argumentsText } from "../protocol/messages.ts";
+import { canonicalJson, decodeArguments } from "../protocol/canonical.ts";
+import { ModelError, type ModelClient, type ToolDeclaration } from "../protocol/model.ts";
+import type { SandboxInfo } from "../protocol/sandbox-info.ts";
+import { ContextManager, emptyContext, estimateTokens, transcriptChars, type ContextState, type NextRequest } from "./context.ts";
+import { DEFAULT_BUDGET_WARNING, DEFAULT_CONTEXT_POLICY, DEFAULT_STALL_RULES, type BudgetWarning, type ContextPolicy, type StallRules } from "./discipline.ts";
+import { Supervisor, type Said } from "./supervisor.ts";
+import type { GateDecision } from "./gate.ts";
+import { ReplyBuilder, type AssembledReply } from "../model/reply.ts";
+import { ReplyFaults, cutOffCall, replayableCalls } from "./reply-faults.ts";
+import type { Checkpoint, Verdict } from "./checkpoint.ts";
+import { modelFailure, oversizedBatch, repeatStop, stopBeforeCall, stopBeforeModel, type RunStanding, type Stop } from "./stop-rules.ts";
+import { FINISH } from "../tools/finish.ts";
+
+export interface RunInput {
+  runId: string;
+  task: string;
+  systemPrompt: string;
+  /** The layers the system prompt was assembled from, recorded in run_start. */
+  promptLayers?: Array<{ name: string; origin: string; digest: string }>;
+  model: ModelClient;
+  checkpoint: Checkpoint;
+  /** false (--no-tools): no tool declarations are sent at all. */
+  offerTools: boolean;
+  limits: Limits;
+  clock: Clock;
+  workspace: string;
+  /** How checks are confined, recorded in run_start. */
+  sandbox?: SandboxInfo;
+  /** The most tokens one reply may take (model_options.max_tokens): it must fit the window too. */
+  replyTokenCap?: number;
+  /** The conversation so far (a TUI session's earlier turns); the run appends to it. */
+  record?: Message[];
+  /** The person asked for a summary (/compact): the run's first request summarizes the conversation so far. */
+  summarizeFirst?: boolean;
+  /** What the session's earlier runs compacted of that record; the run adds to it. */
+  context?: ContextState;
+  /** The user's stop button. */
+  signal?: AbortSignal;
+  /** Context management, stall rules and budget warnings (defaults in discipline.ts; null: switched off). */
+  discipline?: { context?: ContextPolicy | null; stall?: StallRules | null; budgetWarning?: BudgetWarning };
+  /** The check that must pass after the last edit before `finish` is accepted. */
+  verify?: string;
+  /** The window in tokens when the model cannot tell its own (a scripted model: num_ctx). */
+  contextWindow?: number;
+}
+
+/** One reply of the model, taken into the record, with each call's screening (a refusal, or null). */
+export interface Turn {
+  reply: AssembledReply;
+  screened: Array<string | null>;
+}
+
+/** A call's answer, and what it means for the run: a stop, or the gate's decision on a finish. */
+type CallOutcome = Verdict & { stop?: Stop; gate?: GateDecision };
+
+/**
+ * A server that reports under half the prompt tokens we estimate probably cut the prompt. Tiny
+ * prompts are left out: the estimate is too rough there.
+ */
+const TRUNCATION_RATIO = 0.5;
+const TRUNCATION_FLOOR = 500;
+
+/**
+ * One run of the agent: its state (the record, steps, calls, tokens, repeats, the last reply's
+ * text) and one method per stage. The loop (loop.ts) calls the stages; a sub-run is another Run.
+ */
+export class Run implements RunStanding {
+  steps = 0;
+  calls = 0;
+  promptTokens = 0;
+  genTokens = 0;
+  /** The latest non-empty reply text: the run's answer unless a stop names another. */
+  lastText = "";
+  readonly record: Message[];
+  private readonly started: number;
+  private readonly limits: Limits;
+  /** Asked again before each request: a server's tool withdrawn mid-run is no longer offered. */
+  private declarations: ToolDeclaration[];
+  private readonly repeats = new Map<string, number>();
+  private readonly context: ContextManager;
+  private readonly supervisor: Supervisor;
+  private readonly replyTokenCap: number;
+  private readonly faults: ReplyFaults;
+
+  constructor(private readonly input: RunInput) {
+    const { limits, clock, checkpoint } = input;
+    this.limits = limits;
+    this.started = clock.now();
+    this.record = input.record ?? [];
+    this.record.push({ role: "user", content: input.task });
+    this.declarations = input.offerTools ? checkpoint.declarations() : [];
+    this.context = new ContextManager({
+      systemPrompt: input.systemPrompt,
+      record: this.record,
+      policy: input.discipline?.context === null ? null : (input.discipline?.context ?? DEFAULT_CONTEXT_POLICY),
+      state: input.context ?? emptyContext(),
+      todo: checkpoint.todo,
+      maxTranscriptChars: limits.max_transcript_chars,
+      replyTokenCap: input.replyTokenCap ?? 0,
+      fallbackWindow: input.contextWindow ?? null,
+      contextSize: input.model.contextSize?.bind(input.model),
+      countTokens: input.model.countPromptTokens?.bind(input.model),
+      summarizeFirst: input.summarizeFirst,
+      summarize: (messages, tools, signal) => this.summarize(messages, tools, signal),
+    });
+    this.supervisor = new Supervisor({
+      limits,
+      stall: input.discipline?.stall === null ? null : (input.discipline?.stall ?? DEFAULT_STALL_RULES),
+      budgetWarning: input.discipline?.budgetWarning ?? DEFAULT_BUDGET_WARNING,
+      verify: input.verify,
+      todo: checkpoint.todo,
+    });
+    this.replyTokenCap = input.replyTokenCap ?? 0;
+    this.faults = new ReplyFaults(this.replyTokenCap);
+  }
+
+  get tokens(): number {
+    return this.promptTokens + this.genTokens;
+  }
+
+  get elapsedSeconds(): number {
+    return (this.input.clock.now() - this.started) / 1000;
+  }
+
+  get aborted(): boolean {
+    return Boolean(this.input.signal?.aborted);
+  }
+
+  /** The run's first event: what it runs with. */
+  startEvent(): AgentEvent {
+    return {
+      kind: "run_start",
+      run_id: this.input.runId,
+      model: this.input.model.name,
+      workspace: this.input.workspace,
+      limits: this.limits,
+      tools: this.declarations.map((tool) => tool.name),
+      task: this.input.task,
+      started_at: new Date(this.started).toISOString(),
+      prompt_layers: this.input.promptLayers ?? [],
+      ...(this.input.sandbox ? { sandbox: this.input.sandbox } : {}),
+    };
+  }
+
+  /** The run's last event. */
+  stopEvent(stop: Stop): AgentEvent {
+    return {
+      kind: "stop",
+      status: stop.status,
+      steps: this.steps,
+      tool_calls: this.calls,
+      answer: stop.answer ?? this.lastText,
+      reason: stop.reason,
+      elapsed_ms: Math.round(this.input.clock.now() - this.started),
+      prompt_tokens: this.promptTokens,
+      gen_tokens: this.genTokens,
+    };
+  }
+
+  /** Stage 1, before the model: the tools on offer now, and the limits that end a run between replies. */
+  beforeModel(): Stop | null {
+    if (this.input.offerTools && this.steps > 0) this.declarations = this.input.checkpoint.declarations();
+    return stopBeforeModel(this, this.limits);
+  }
+
+  /** Stage 2, ask the model: one reply streamed, counted and put in the record; a failure is the run's stop. */
+  async *askModel(): AsyncGenerator<AgentEvent, Turn | Stop> {
+    // The deadline also cuts a reply that is still streaming.
+    const scope = this.cancelScope();
+    const builder = new ReplyBuilder();
+    let reply: AssembledReply;
+    let request: NextRequest;
+    try {
+      request = yield* this.context.next(this.declarations, scope.signal);
+      this.steps++;
+      yield { kind: "model_request", step: this.steps, messages: request.messages.length, transcript_chars: request.chars, estimated_prompt_tokens: request.estimatedTokens };
+      yield* this.streamReply(request.messages, builder, scope.signal);
+      reply = builder.result(this.steps);
+    } catch (error) {
+      // What streamed before the failure stays in the record and is the run's answer.
+      const partial = builder.result(this.steps).content;
+      if (partial) {
+        this.record.push({ role: "assistant", content: partial });
+        this.lastText = partial;
+      }
+      return modelFailure(error, this, this.limits);
+    } finally {
+      scope.dispose();
+    }
+    return yield* this.takeReply(reply, request);
+  }
+
+  /** Stage 3, judge the reply: a fault said to the model ("again"), a stop, or null when its calls are to be answered. */
+  *judgeReply({ reply }: Turn): Generator<AgentEvent, Stop | "again" | null> {
+    const fault = this.faults.judge(reply);
+    if (fault?.stop) return fault.stop;
+    if (fault) {
+      yield { kind: "stall", rule: fault.rule, message: fault.message };
+      this.record.push({ role: "user", content: `[glassbox] ${fault.message}` });
+      return "again";
+    }
+    if (reply.tool_calls.length === 0) return { status: "completed", reason: "the model answered without calling a tool", answer: reply.content };
+    return null;
+  }
+
+  /** Stage 4, answer the calls: every call gets an answer, in order; after a stop the rest are answered "not run". */
+  async *answerCalls({ reply, screened }: Turn): AsyncGenerator<AgentEvent, Stop | null> {
+    let stop: Stop | null | undefined = null;
+    const notes: string[] = [];
+    const oversized = oversizedBatch(reply.tool_calls.length, this.limits);
+    for (const [index, call] of reply.tool_calls.entries()) {
+      const hostile = screened[index]!;
+      const key = call.name + "\u0000" + (hostile ?? canonicalJson(decodeArguments(call.arguments)));
+      const verdict: CallOutcome = stop
+        ? afterStop(stop)
+        : await this.handleCall(call, key, oversized ?? hostile ?? cutOffCall(call, reply, this.replyTokenCap));
+      if (verdict.gate) yield { kind: "gate", ...verdict.gate };
+      if (verdict.decision === "stopped" && !stop) stop = verdict.stop!;
+      if (verdict.finished && !stop) stop = { status: "completed", reason: "the model called finish", answer: verdict.finished.summary };
+      this.record.push({ role: "tool", tool_call_id: call.id, name: call.name, content: verdict.content });
+      yield* this.callEvents(call, verdict);
+      if (verdict.decision !== "stopped") yield* say(this.supervisor.afterCall(call.name, key, verdict), notes);
+    }
+    if (stop) return stop;
+    yield* say(this.supervisor.afterTurn(this.elapsedSeconds, this.tokens), notes);
+    // Said after all of the turn's tool results: a message between a call and its result breaks chat APIs.
+    if (notes.length) this.record.push({ role: "user", content: `[glassbox] ${notes.join("\n")}` });
+    return null;
+  }
+
+  /** The reply counted (tokens, the last text), screened, recorded and reported; a prompt the server seems to have cut is said. */
+  private *takeReply(reply: AssembledReply, request: NextRequest): Generator<AgentEvent, Turn> {
+    this.promptTokens += reply.prompt_tokens ?? estimateTokens(request.chars);
+    this.context.learn(reply.prompt_tokens);
+    this.genTokens += reply.gen_tokens ?? estimateTokens(reply.content.length + reply.thinking.length);
+    this.lastText = reply.content || this.lastText;
+    // Before anything walks the arguments (the record's copy, the repeat key, the checkpoint): too deep or too large is refused.
+    const screened = reply.tool_calls.map((call) => this.input.checkpoint.screenArguments(call));
+    this.record.push({
+      role: "assistant",
+      content: reply.content,
+      ...(reply.thinking ? { thinking: reply.thinking } : {}),
+      ...(reply.tool_calls.length ? { tool_calls: replayableCalls(reply.tool_calls, screened) } : {}),
+    });
+    yield {
+      kind: "model_reply",
+      step: this.steps,
+      text: reply.content,
+      text_chars: reply.content.length,
+      tool_calls: reply.tool_calls.length,
+      prompt_tokens: reply.prompt_tokens,
+      gen_tokens: reply.gen_tokens,
+      tokens_per_second: reply.tokens_per_second,
+      finish_reason: reply.finish_reason,
+      cached_tokens: reply.cached_tokens,
+      prefill_ms: reply.prefill_ms,
+    };
+    const estimated = request.estimatedTokens;
+    if (reply.prompt_tokens !== null && estimated >= TRUNCATION_FLOOR && reply.prompt_tokens < estimated * TRUNCATION_RATIO) {
+      yield { kind: "truncation_suspected", step: this.steps, estimated_prompt_tokens: estimated, reported_prompt_tokens: reply.prompt_tokens };
+    }
+    return { reply, screened };
+  }
+
+  /** The model's reply, streamed into `builder`, each piece an event for the live panes. */
+  private async *streamReply(messages: Message[], builder: ReplyBuilder, signal: AbortSignal): AsyncGenerator<AgentEvent> {
+    let pieces = 0;
+    const steps = this.steps;
+    for await (const delta of this.input.model.reply({ messages, tools: this.declarations, signal })) {
+      builder.add(delta);
+      if (delta.type === "text" || delta.type === "thinking") {
+        pieces += delta.chunks ?? 1;
+        yield { kind: "model_delta", step: steps, channel: delta.type, text: delta.text, tokens: pieces };
+      } else if (delta.type === "tool_call") {
+        pieces++;
+      } else if (delta.type === "notice") {
+        yield { kind: "model_notice", step: steps, text: delta.text };
+      } else if (delta.type === "retry") {
+        yield { kind: "model_retry", step: steps, attempt: delta.attempt, reason: delta.reason };
+      } else if (delta.type === "done") {
+        yield { kind: "model_done", step: steps, finish_reason: delta.finish_reason };
+      }
+    }
+  }
+
+  /** A call's event, and its internal error (never shown to the model) when it had one. */
+  private *callEvents(call: ToolCallRequest, verdict: CallOutcome): Generator<AgentEvent> {
+    yield {
+      kind: "tool_call",
+      step: this.steps,
+      id: call.id,
+      tool: verdict.tool ?? call.name,
+      arguments: argumentsText(call.arguments),
+      decision: verdict.decision,
+      reason: verdict.reason,
+      result_chars: verdict.content.length,
+      result: verdict.content,
+      ...(call.from_text ? { from_text: true as const } : {}),
+    };
+    if (verdict.detail) yield { kind: "tool_error", step: this.steps, id: call.id, tool: call.name, detail: verdict.detail };
+  }
+
+  /** One extra model call, with the same tools block so the server's cache holds: the model summarizes its own work so far. */
+  private async summarize(messages: Message[], tools: ToolDeclaration[], signal: AbortSignal): Promise<string> {
+    const builder = new ReplyBuilder();
+    for await (const delta of this.input.model.reply({ messages, tools, signal, purpose: "summary" })) builder.add(delta);
+    const result = builder.result(this.steps);
+    this.promptTokens += result.prompt_tokens ?? estimateTokens(transcriptChars(messages));
+    this.genTokens += result.gen_tokens ?? estimateTokens(result.content.length);
+    if (!result.content.trim()) throw new ModelError("the model wrote an empty summary when the context was full");
+    return result.content.trim();
+  }
+
+  /** `refusal`: why the call is refused before the checkpoint sees it (too many in the reply, cut off at the cap). */
+  private async handleCall(call: ToolCallRequest, key: string, refusal: string | null): Promise<CallOutcome> {
+    const limit = stopBeforeCall(this, this.limits);
+    if (limit) return stopped(limit);
+    this.calls++;
+    if (refusal) return { decision: "refused", reason: refusal, content: `Refused: ${refusal}` };
+    const seen = (this.repeats.get(key) ?? 0) + 1;
+    this.repeats.set(key, seen);
+    const repeated = repeatStop(call.name, seen, this.limits);
+    if (repeated) return stopped(repeated);
+    const gate = call.name === FINISH ? this.supervisor.checkFinish() : null;
+    if (gate && !gate.allowed) return { decision: "refused", reason: gate.reason, content: `Refused: ${gate.reason}`, gate };
+    const scope = this.cancelScope();
+    try {
+      return { ...(await this.input.checkpoint.handle(call, scope.signal)), ...(gate ? { gate } : {}) };
+    } finally {
+      scope.dispose();
+    }
+  }
+
+  /** A signal that fires when the user stops the run or the deadline passes. */
+  private cancelScope(): { signal: AbortSignal; dispose(): void } {
+    const abort = new AbortController();
+    const onUserStop = () => abort.abort();
+    const signal = this.input.signal;
+    signal?.addEventListener("abort", onUserStop, { once: true });
+    const timer = setTimeout(() => abort.abort(), Math.max(0, this.limits.deadline_seconds - this.elapsedSeconds) * 1000);
+    return {
+      signal: abort.signal,
+      dispose() {
+        clearTimeout(timer);
+        signal?.removeEventListener("abort", onUserStop);
+      },
+    };
+  }
+}
+
+function* say(said: Said, notes: string[]): Generator<AgentEvent> {
+  notes.push(...said.notes);
+  yield* said.events;
+}
+
+function stopped(stop: Stop): Verdict & { stop: Stop } {
+  return { decision: "stopped", reason: stop.reason, content: `Not run: the run is stopping (${stop.status}).`, stop };
+}
+
+function afterStop(stop: Stop): Verdict {
+  return { decision: "stopped", reason: `not run: the run is ending (${stop.status})`, content: `Not run: the run is ending (${stop.status}).` };
+}

@@ -1,0 +1,57 @@
+import { existsSync } from "node:fs";
+import { readGgufHeader, GgufError } from "./gguf.ts";
+import type { ServerLaunch } from "./llama-server-process.ts";
+import { glassboxFolder } from "../platform/glassbox-folder.ts";
+import type { Env, ModelConfig } from "./model-config.ts";
+import { UsageError } from "../protocol/usage-error.ts";
+
+/** The largest window glassbox asks of a model by default: a laptop's memory holds a KV cache this size for a 7B model. */
+export const DEFAULT_WINDOW_CAP = 32_768;
+
+/** What to install, per platform, when no llama-server is found. */
+const INSTALL: Partial<Record<NodeJS.Platform, string>> = {
+  darwin: "brew install llama.cpp",
+  win32: "winget install llama.cpp",
+  linux: "your distribution's llama.cpp package, or a build from https://github.com/ggml-org/llama.cpp/releases",
+};
+
+/**
+ * How llama-server is started for a GGUF file, checked before anything starts: the file must be
+ * a whole GGUF and the binary must exist, else a usage error (exit 2) says what to do. The
+ * window is the config's num_ctx, else the file's trained window capped at 32768, per slot.
+ */
+export function ggufLaunch(path: string, config: ModelConfig, workspaceRoot: string, slots = 1, env: Env = process.env): ServerLaunch {
+  if (!existsSync(path)) throw new UsageError(`${path}: no such file; check the path after gguf:`);
+  let trained: number | null;
+  try {
+    trained = readGgufHeader(path).contextLength;
+  } catch (error) {
+    if (error instanceof GgufError) throw new UsageError(`${path} ${error.message}; download the model again`);
+    throw new UsageError(`cannot read ${path}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
+  }
+  const perSlot = config.model_options.num_ctx ?? Math.min(trained ?? DEFAULT_WINDOW_CAP, DEFAULT_WINDOW_CAP);
+  return {
+    binary: [serverBinary(config, env)],
+    model: path,
+    window: perSlot * slots,
+    slots,
+    extraArgs: config.llama_server.args,
+    logPath: glassboxFolder(workspaceRoot, "llama-server.log"),
+  };
+}
+
+/** GLASSBOX_LLAMA_SERVER, else the config's llama_server.binary, else llama-server on PATH. */
+function serverBinary(config: ModelConfig, env: Env): string {
+  const named = env.GLASSBOX_LLAMA_SERVER?.trim() || config.llama_server.binary;
+  if (named) {
+    const found = Bun.which(named, { PATH: env.PATH ?? "" }) ?? (existsSync(named) ? named : null);
+    if (!found) throw new UsageError(`llama-server ${named} (from ${env.GLASSBOX_LLAMA_SERVER?.trim() ? "GLASSBOX_LLAMA_SERVER" : "llama_server.binary"}) does not exist; fix the path`);
+    return found;
+  }
+  const onPath = Bun.which("llama-server", { PATH: env.PATH ?? "" });
+  if (onPath) return onPath;
+  const install = INSTALL[process.platform] ?? INSTALL.linux;
+  throw new UsageError(
+    `llama-server is not on PATH; install llama.cpp (${install}), or name the binary with GLASSBOX_LLAMA_SERVER=/path/to/llama-server or "llama_server": {"binary": "…"} in glassbox.json`,
+  );
+}

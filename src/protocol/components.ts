@@ -1,0 +1,27 @@
+import { z } from "zod";
+import { PARSE_ONCE } from "./zod-start.ts";
+
+/**
+ * The harness's components, each one switchable off by config so an ablation (`glassbox eval
+ * --config no-X.json`) measures what it is worth. All on by default.
+ */
+export const ComponentsSchema = z
+  .object({
+    /** Old tool results elided and the middle summarized as the window fills (`context`). */
+    context_management: z.boolean().default(true),
+    /** The same-call, edit-churn and no-progress notes (`stall`). */
+    stall_rules: z.boolean().default(true),
+    /** `finish` refused until the `verify` check passed after the last edit. */
+    verification_gate: z.boolean().default(true),
+    /** The `update_todo` tool and the plan carried through summaries and `--resume`. */
+    plan_state: z.boolean().default(true),
+    /** `edit_file` refuses an edit that would leave the file unparseable. */
+    guarded_edits: z.boolean().default(true),
+    /** Each tool result clipped to `max_result_chars`. */
+    observation_caps: z.boolean().default(true),
+  })
+  .strict();
+
+export type Components = z.infer<typeof ComponentsSchema>;
+
+export const DEFAULT_COMPONENTS: Components = ComponentsSchema.parse({}, PARSE_ONCE);

@@ -116,7 +116,7 @@ const CORE_MUTANTS: Mutant[] = [
   {
     name: "approval skipped",
     file: "src/core/checkpoint.ts",
-    find: "if (tool.needsApproval && rules.verdict !== \"allow\" && !this.alwaysDigests.has(digestKey(tool))) {",
+    find: "if (tool.needsApproval && (rules.verdict !== \"allow\" || askAnyway) && !this.alwaysDigests.has(digestKey(tool))) {",
     replace: "if (false) {",
     tests: ["test/core/checkpoint.test.ts"],
   },
@@ -797,9 +797,8 @@ const CORE_MUTANTS: Mutant[] = [
   {
     name: "allow checked before deny",
     file: "src/core/policy.ts",
-    find: "    const denied = this.deny.find((rule) => targets.some((one) => ruleMatches(rule, tool, one)));\n    if (denied) return { verdict: \"deny\", rule: denied.text };\n    const allowed = this.allow.find((rule) => targets.every((one) => ruleMatches(rule, tool, one)));\n    if (allowed) return { verdict: \"allow\", rule: allowed.text };\n",
-    replace:
-      "    const allowed = this.allow.find((rule) => targets.every((one) => ruleMatches(rule, tool, one)));\n    if (allowed) return { verdict: \"allow\", rule: allowed.text };\n    const denied = this.deny.find((rule) => targets.some((one) => ruleMatches(rule, tool, one)));\n    if (denied) return { verdict: \"deny\", rule: denied.text };\n",
+    find: 'if (denied) return { verdict: "deny", rule: denied.text };',
+    replace: 'if (denied && !this.allow.some((rule) => targets.every((one) => ruleMatches(rule, tool, one)))) return { verdict: "deny", rule: denied.text };',
     tests: ["test/core/policy.test.ts"],
   },
   {
@@ -833,8 +832,8 @@ const CORE_MUTANTS: Mutant[] = [
   {
     name: "bwrap: no PID namespace",
     file: "src/sandbox/bwrap.ts",
-    find: "\"--die-with-parent\", \"--unshare-pid\"];",
-    replace: "\"--die-with-parent\"];",
+    find: "\"--die-with-parent\", \"--unshare-pid\");",
+    replace: "\"--die-with-parent\");",
     tests: ["test/sandbox/sandbox.test.ts"],
   },
   {
@@ -1081,7 +1080,7 @@ let SNAPSHOT = ROOT;
 /**
  * For --find-tests only: where a new mutant's tests probably are. The mutated file's own test file
  * (src/model/openai.ts → test/model/openai.test.ts), its folder's tests, the test files elsewhere
- * named after its folder or file (src/undo/restore.ts → test/cli/undo.test.ts), and for src/tui
+ * named after its folder or file (src/files/journal.ts → test/cli/journal.test.ts), and for src/tui
  * the e2e tests. Not the whole suite: on a busy machine a slow test elsewhere fails first, or the
  * suite runs past its limit, and names the wrong file; a mutant none of these catch is said so,
  * and its test is for a person to name.

@@ -2,9 +2,11 @@
 /**
  * `npm test`: the whole suite on every core. bun test's own --parallel runs the files in one
  * process per core, the slowest first by test/timings.json (each file's measured time; `npm test --
- * --update-timings` measures them again); --no-isolate lets the files of one process share what
- * they start (the llama-servers), and GLASSBOX_TEST_SHARED lets both processes share what is built
- * once per run (the binary, the release: test/helpers/shared-once.ts).
+ * --update-timings` measures them again), each file in a fresh global as it would run alone (with
+ * --no-isolate a file's memoized temp folders, a CA or a binary, were removed when the file ended
+ * while later files still used them, and files saw each other's loaded modules); GLASSBOX_TEST_SHARED
+ * lets both processes share what is built once per run (the binary, the release:
+ * test/helpers/shared-once.ts).
  *
  *   bun scripts/test.ts [bun test arguments]   e.g. test/core, -t pattern
  *   bun scripts/test.ts --quick                for the edit-test cycle: no compiled binaries (tmux,
@@ -28,7 +30,7 @@ export const TEST_TIMEOUT_MS = 30_000;
 
 /** The `bun test` command line for `jobs` processes, `extra` passed through. */
 export function testCommand(jobs: number, extra: string[]): string[] {
-  const parallel = jobs > 1 ? [`--parallel=${jobs}`, "--no-isolate", `--timings=${TIMINGS}`] : [];
+  const parallel = jobs > 1 ? [`--parallel=${jobs}`, `--timings=${TIMINGS}`] : [];
   return [process.execPath, "test", `--timeout=${TEST_TIMEOUT_MS}`, ...parallel, ...extra];
 }
 

@@ -77,8 +77,8 @@ export const MUTANTS: Mutant[] = [
   {
     name: "the copy for undo is not synced before the file changes",
     file: "src/files/journal.ts",
-    find: "  syncFile(copy);\n",
-    replace: "",
+    find: "  syncFile(copy);\n  return { copy: basename(copy), sha256: digest(readFileSync(copy)), mode:",
+    replace: "  return { copy: basename(copy), sha256: digest(readFileSync(copy)), mode:",
     tests: ["test/files/write-faults.test.ts"],
   },
   {

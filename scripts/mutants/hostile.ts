@@ -215,4 +215,11 @@ export const MUTANTS: Mutant[] = [
     replace: "  if (false) return",
     tests: ["test/tui/markdown/render.test.ts"],
   },
+  {
+    name: "an error while a hang-up's cleanups run ends glassbox before them",
+    file: "src/tui/screen.ts",
+    find: '    process.on("uncaughtException", whileCleaningUp);\n',
+    replace: "",
+    tests: ["test/tui/screen.test.ts"],
+  },
 ];

@@ -39,7 +39,8 @@ const OPTIONS = `Options (TUI and run):
   --insecure-tls      check no server certificate (said at the start and on the status line)
   --workspace DIR     the only folder the file tools may touch (default: current directory)
   --config FILE       JSON config (default: glassbox.json in the workspace, if present)
-  --allow RULE        approve matching calls without asking; RULE is TOOL or TOOL:GLOB (repeatable)
+  --allow RULE        approve matching calls without asking; RULE is TOOL or TOOL:GLOB (repeatable);
+                      run_command:ro:GLOB runs matching commands with the workspace read-only
   --deny RULE         refuse matching calls; deny beats allow (repeatable)
   --limit NAME=VALUE  override one limit (repeatable): ${LIMIT_NAMES.join(", ")}
   --json              (run) events as JSON Lines on stdout

@@ -1,3 +1,4 @@
+import { READ_ONLY_ASKS } from "../core/policy.ts";
 import type { SandboxInfo } from "../sandbox/sandbox.ts";
 import type { AgentEvent } from "../protocol/events.ts";
 
@@ -65,5 +66,5 @@ function oneLine(text: string, max: number): string {
 
 function sandboxNote(sandbox: SandboxInfo | undefined): string {
   if (!sandbox) return "";
-  return sandbox.kind === "none" ? ` · checks UNSANDBOXED (${sandbox.reason})` : ` · sandbox ${sandbox.kind}, net ${sandbox.network ? "on" : "off"}`;
+  return sandbox.kind === "none" ? ` · checks UNSANDBOXED (${sandbox.reason}) · ${READ_ONLY_ASKS}` : ` · sandbox ${sandbox.kind}, net ${sandbox.network ? "on" : "off"}`;
 }

@@ -142,14 +142,18 @@ export class Checkpoint {
     const rules = this.options.policy.decide(tool.name, plan.paths ?? plan.target);
     if (rules.verdict === "deny") return denied(`${tool.name} is denied by the rule ${rules.rule}; do not retry it, choose another approach.`);
     let reason = "";
-    if (tool.needsApproval && rules.verdict !== "allow" && !this.alwaysDigests.has(digestKey(tool))) {
-      const answer = await this.ask(tool, args, plan, signal);
+    // A rule that lets a command write cannot promise undo where its changes cannot be journaled: then a person is asked.
+    const askAnyway = rules.verdict === "allow" && !rules.readOnly ? plan.askAnyway : undefined;
+    if (tool.needsApproval && (rules.verdict !== "allow" || askAnyway) && !this.alwaysDigests.has(digestKey(tool))) {
+      const answer = await this.ask(tool, args, plan, signal, rules.verdict === "ask" ? rules.why : askAnyway);
       if (!answer.approved) return denied(answer.sentence);
       // A "yes" given after the run was stopped or passed its deadline must not write anything.
       if (signal.aborted) return stopped(`${tool.name} was approved after the run had ended, so it was not run.`);
       if (answer.madeRule) reason = `The user allowed ${answer.madeRule} for the rest of this session.`;
     }
 
+    // What a read-only rule allowed runs with the workspace read-only; anything a person approved may write (journaled).
+    plan.readOnly = rules.verdict === "allow" && rules.readOnly && !reason;
     try {
       const output = await plan.execute();
       const finished = tool.name === "finish" ? { summary: (args as { summary: string }).summary } : undefined;
@@ -164,7 +168,7 @@ export class Checkpoint {
   }
 
   /** Approved (with the session rule an "always" made), or the sentence explaining the denial. */
-  private async ask(tool: Tool, args: unknown, plan: ToolPlan, signal: AbortSignal): Promise<{ approved: true; madeRule?: string } | { approved: false; sentence: string }> {
+  private async ask(tool: Tool, args: unknown, plan: ToolPlan, signal: AbortSignal, ruleWhy?: string): Promise<{ approved: true; madeRule?: string } | { approved: false; sentence: string }> {
     const no = (sentence: string) => ({ approved: false as const, sentence });
     const target = plan.target && plan.target.length > 200 ? `${plan.target.slice(0, 199)}…` : plan.target;
     const who = `${tool.name}${target ? ` on ${target}` : ""}`;
@@ -179,7 +183,7 @@ export class Checkpoint {
         description: tool.approval?.description,
         details: plan.details,
         sessionRule: plan.sessionRule,
-        why: tool.approval?.why ?? `${tool.name} ${tool.name === RUN_COMMAND ? "runs a command" : "changes files"} and matches no allow rule`,
+        why: tool.approval?.why ?? ruleWhy ?? `${tool.name} ${tool.name === RUN_COMMAND ? "runs a command" : "changes files"} and matches no allow rule`,
         signal,
       });
     } catch {

@@ -10,8 +10,12 @@ export interface Rule {
   text: string;
   tool: string;
   glob: { match(target: string): boolean } | null;
+  /** A read-only command rule (`run_command:ro:GLOB`, and the built-ins): what it allows runs with the workspace read-only. */
+  readOnly?: boolean;
 }
 
+/** The prefix of a read-only command rule's glob: `run_command:ro:git status*`. */
+export const READ_ONLY_PREFIX = "ro:";
 
 /**
  * A command-line glob: `*` matches any characters, `/` and spaces included; everything else is
@@ -47,15 +51,19 @@ export class CommandGlob {
 }
 
 /**
- * Built into every policy. Read-only git is allowed; `sudo` and `git push` are denied whatever
- * else allows them, `--allow run_command` included. They match the start of the line only: the
- * sandbox, not a list of words, is what holds against the rest.
+ * Built into every policy. Read-only git is allowed, read-only: it runs with the workspace
+ * mounted read-only, so no option of git's (`--output`, `-c`, an alias, a diff driver) can write
+ * there; `sudo` and `git push` are denied whatever else allows them, `--allow run_command`
+ * included. They match the start of the line only: the sandbox, not a list of words, is what
+ * holds against the rest.
  */
-export const BUILT_IN_ALLOW = ["git status*", "git diff*", "git log*", "git show*"].map((glob) => commandRule(glob));
+export const BUILT_IN_ALLOW = ["git status*", "git diff*", "git log*", "git show*"].map((glob) => commandRule(`${READ_ONLY_PREFIX}${glob}`));
 export const BUILT_IN_DENY = ["sudo*", "git push*"].map((glob) => commandRule(glob));
 
 function commandRule(glob: string): Rule {
-  return { text: `${RUN_COMMAND}:${glob}`, tool: RUN_COMMAND, glob: new CommandGlob(glob) };
+  const readOnly = glob.startsWith(READ_ONLY_PREFIX);
+  const text = `${RUN_COMMAND}:${glob}`;
+  return { text, tool: RUN_COMMAND, glob: new CommandGlob(readOnly ? glob.slice(READ_ONLY_PREFIX.length) : glob), ...(readOnly ? { readOnly } : {}) };
 }
 
 const RULE = /^([a-z_][a-z0-9_]*)(?::(.+))?$/;
@@ -70,7 +78,8 @@ export function parseRule(text: string, knownTools: readonly string[], mcpServer
   const [, tool, glob] = match;
   if (!knownTools.includes(tool!)) throw new Error(`rule "${text}" names unknown tool "${tool}"; tools are: ${knownTools.join(", ")}`);
   if (!glob) return { text: text.trim(), tool: tool!, glob: null };
-  return { text: text.trim(), tool: tool!, glob: tool === RUN_COMMAND ? new CommandGlob(glob) : new Bun.Glob(glob) };
+  if (tool === RUN_COMMAND) return { ...commandRule(glob), text: text.trim() };
+  return { text: text.trim(), tool: tool!, glob: new Bun.Glob(glob) };
 }
 
 function parseMcpRule(text: string, servers: readonly string[]): Rule {
@@ -88,14 +97,28 @@ export function ruleMatches(rule: Rule, tool: string, target: string | undefined
   return target !== undefined && rule.glob.match(target);
 }
 
-export type PolicyVerdict = { verdict: "deny" | "allow"; rule: string } | { verdict: "ask" };
+/**
+ * `readOnly`: the allow is a read-only rule, so what it allows runs with the workspace read-only.
+ * An ask may say `why`: a read-only rule matched, but nothing here can make the workspace read-only.
+ */
+export type PolicyVerdict = { verdict: "deny"; rule: string } | { verdict: "allow"; rule: string; readOnly: boolean } | { verdict: "ask"; why?: string };
+
+/** The status line's word for it: git status/diff/log/show ask with no sandbox, since nothing can hold the workspace read-only for them. */
+export const READ_ONLY_ASKS = "git status/diff/log/show ask (no read-only sandbox)";
+
+/** Why a read-only rule asks instead: said in the approval and on the status line. */
+export const READ_ONLY_UNENFORCED = "no sandbox runs here, so read-only rules (the built-in git ones too) ask instead of allowing";
 
 export class Policy {
   private readonly allow: Rule[];
   private readonly deny: Rule[];
 
-  /** The built-in command rules come after the person's own: their denials beat every allow, their allows lose to every denial. */
-  constructor(allow: Rule[] = [], deny: Rule[] = []) {
+  /**
+   * The built-in command rules come after the person's own: their denials beat every allow, their
+   * allows lose to every denial. `readOnlyEnforced` false (no sandbox can run): a read-only rule
+   * cannot keep its promise, so what it would allow is asked.
+   */
+  constructor(allow: Rule[] = [], deny: Rule[] = [], private readonly readOnlyEnforced = true) {
     this.allow = [...allow, ...BUILT_IN_ALLOW];
     this.deny = [...deny, ...BUILT_IN_DENY];
   }
@@ -104,9 +127,12 @@ export class Policy {
     const targets = typeof target === "object" ? target : [target];
     const denied = this.deny.find((rule) => targets.some((one) => ruleMatches(rule, tool, one)));
     if (denied) return { verdict: "deny", rule: denied.text };
-    const allowed = this.allow.find((rule) => targets.every((one) => ruleMatches(rule, tool, one)));
-    if (allowed) return { verdict: "allow", rule: allowed.text };
-    return { verdict: "ask" };
+    const allowed = this.allow.filter((rule) => targets.every((one) => ruleMatches(rule, tool, one)));
+    // A rule that writes freely beats a read-only one: the person said more.
+    const chosen = allowed.find((rule) => !rule.readOnly) ?? allowed[0];
+    if (!chosen) return { verdict: "ask" };
+    if (chosen.readOnly && !this.readOnlyEnforced) return { verdict: "ask", why: `${chosen.text} matches, but ${READ_ONLY_UNENFORCED}` };
+    return { verdict: "allow", rule: chosen.text, readOnly: chosen.readOnly === true };
   }
 
   /** "Always" from a person: the rule holds for the rest of the session. */

@@ -1,4 +1,4 @@
-import { copyFileSync, existsSync, readFileSync, readdirSync, rmSync, statSync, truncateSync } from "node:fs";
+import { copyFileSync, existsSync, lstatSync, readFileSync, readdirSync, readlinkSync, rmSync, statSync, truncateSync, writeFileSync } from "node:fs";
 import { basename, join } from "node:path";
 import { z } from "zod";
 import { builtOnFirstParse } from "../protocol/zod-start.ts";
@@ -32,9 +32,15 @@ const changeLine = () => {
       path: z.string().min(1),
       at: z.string(),
       /** null: there was no file. `mode`: its permission bits (absent in journals written before they were kept). */
-      before: z.object({ copy: z.string().regex(/^\d+\.before$/), sha256, mode: z.number().int().min(0).max(0o7777).optional() }).strict().nullable(),
+      /** `link`: it was a symbolic link (a command's change), and the copy holds the link's text. */
+      before: z
+        .object({ copy: z.string().regex(/^\d+\.before$/), sha256, mode: z.number().int().min(0).max(0o7777).optional(), link: z.literal(true).optional() })
+        .strict()
+        .nullable(),
       /** null: the change removed the file (delete_file, or the old name of a move_file). */
       after_sha256: sha256.nullable(),
+      /** The change left a symbolic link (a command made it): `after_sha256` is the digest of its text. */
+      after_link: z.literal(true).optional(),
     })
     .strict();
 };
@@ -105,13 +111,14 @@ export class ChangeJournal {
    * `failed()` if it fails, so undo does not expect a change that never happened. When the copy
    * or the line cannot be written (a full disk), neither is left and the error is thrown.
    */
-  saveBefore(tool: string, file: ResolvedPath, after: Uint8Array | string | null): { done(): void; failed(): void } {
+  saveBefore(tool: string, file: ResolvedPath, after: Uint8Array | string | null, afterLink = false): { done(): void; failed(): void } {
     makeGlassboxFolder(this.folder);
     const seq = ++this.seq;
     const copy = join(this.folder, `${seq}.before`);
     try {
       const before = keepCopy(file.real, copy);
-      this.append({ kind: "change", seq, tool, path: file.relative, at: new Date().toISOString(), before, after_sha256: after === null ? null : digest(after) });
+      const after_sha256 = after === null ? null : digest(after);
+      this.append({ kind: "change", seq, tool, path: file.relative, at: new Date().toISOString(), before, after_sha256, ...(afterLink ? { after_link: true as const } : {}) });
       // The journal file is new with the run's first change: its name must be on the disk too.
       if (seq === 1) syncFolder(this.folder);
     } catch (error) {
@@ -143,9 +150,15 @@ export class ChangeJournal {
   }
 }
 
-/** Copies what `real` holds to `copy`, on the disk; null when there is no file. */
+/** Copies what `real` holds to `copy` (a link's text, for a link a command replaces), on the disk; null when there is no file. */
 function keepCopy(real: string, copy: string): ChangeEntry["before"] {
   try {
+    if (lstatSync(real).isSymbolicLink()) {
+      const text = readlinkSync(real);
+      writeFileSync(copy, text);
+      syncFile(copy);
+      return { copy: basename(copy), sha256: digest(text), link: true };
+    }
     copyFileSync(real, copy);
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === "ENOENT") return null;

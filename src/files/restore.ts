@@ -1,9 +1,9 @@
-import { copyFileSync, existsSync, mkdirSync, readFileSync, statSync, unlinkSync } from "node:fs";
-import { dirname, join, relative } from "node:path";
+import { copyFileSync, existsSync, lstatSync, mkdirSync, readFileSync, readlinkSync, realpathSync, renameSync, rmSync, symlinkSync, unlinkSync, type Stats } from "node:fs";
+import { dirname, isAbsolute, join, relative } from "node:path";
 import { Refusal } from "../protocol/refusal.ts";
 import { modeOf, replaceWhole } from "./file-write.ts";
 import { removeKilledWriteLeftovers } from "./temporary-files.ts";
-import type { ResolvedPath, Workspace } from "./workspace.ts";
+import { isOffLimitsName, type ResolvedPath, type Workspace } from "./workspace.ts";
 import { isDiskFull, writeSoftly } from "../platform/disk-full.ts";
 import { JOURNAL_FILE, appendUndo, digest, journaledRuns, readJournal, undoFolder, type ChangeEntry, type UndoEntry } from "./journal.ts";
 
@@ -24,6 +24,14 @@ export interface FilePlan {
   saved?: string;
   /** The permission bits the file had then. */
   mode?: number;
+  /**
+   * Plans the file again: a skip may no longer hold once the newer changes before it are undone
+   * (a command that replaced the folder `src` with a file: that file goes first, then `src/a.txt`
+   * can come back).
+   */
+  replan?: () => FilePlan;
+  /** What it held then was a symbolic link (its text is in `saved`). */
+  restoresLink?: boolean;
   target?: ResolvedPath;
 }
 
@@ -58,7 +66,11 @@ export function planUndo(workspace: Workspace, runId: string): UndoPlan {
   const groups = [...byPath.values()].sort((a, b) => b.at(-1)!.seq - a.at(-1)!.seq);
   const pending = groups.filter((changes) => !handled.has(changes[0]!.path));
   if (groups.length && !pending.length) return { runId, files: [], alreadyUndone: journal.undos.at(-1)!, torn };
-  return { runId, files: pending.map((changes) => planFile(workspace, runId, changes, journal.unfinished)), alreadyUndone: null, torn };
+  const files = pending.map((changes) => {
+    const plan = () => planFile(workspace, runId, changes, journal.unfinished);
+    return { ...plan(), replan: plan };
+  });
+  return { runId, files, alreadyUndone: null, torn };
 }
 
 /**
@@ -74,29 +86,34 @@ function planFile(workspace: Workspace, runId: string, changes: ChangeEntry[], u
   const last = changes.at(-1)!;
   const path = first.path;
   const skip = (reason: string, forced?: FilePlan["forced"]): FilePlan => ({ path, action: "skip", reason, forceable: forced !== undefined, forced });
+  // A command's change may have left a link, or replaced one: that link itself is undone, never followed.
+  const link = last.after_link === true || first.before?.link === true;
   let target: ResolvedPath;
   try {
-    target = workspace.resolve(path);
+    target = link ? linkPath(workspace, path) : workspace.resolve(path);
   } catch (error) {
     if (error instanceof Refusal) return skip(`not restored: ${error.message.replace(/^Argument `path`:? ?/, "the path ")}`);
     throw error;
   }
   if (target.relative !== path) return skip(`not restored: the path now leads to ${target.relative} through a link`);
-  if (target.stats && !target.stats.isFile()) return skip("not restored: it is no longer a regular file");
+  if (target.stats && !target.stats.isFile() && !(link && target.stats.isSymbolicLink())) return skip("not restored: it is no longer a regular file");
   let saved: string | undefined;
   let mode: number | undefined;
   if (first.before) {
     saved = join(undoFolder(workspace.root, runId), first.before.copy);
     if (!existsSync(saved) || digest(readFileSync(saved)) !== first.before.sha256) return skip(`not restored: the copy saved before the run (${shown(workspace, saved)}) is missing or damaged`);
-    mode = first.before.mode ?? modeOf(saved) ?? undefined;
+    mode = first.before.link ? undefined : (first.before.mode ?? modeOf(saved) ?? undefined);
   }
+  const restoresLink = first.before?.link === true;
   const undo = first.before ? "restore" : "remove";
-  const now = target.stats ? digest(readFileSync(target.real)) : null;
+  const now = !target.stats ? null : target.stats.isSymbolicLink() ? digest(readlinkSync(target.real)) : digest(readFileSync(target.real));
   // Checked first: a file the run created and then deleted, or changed and changed back, needs nothing.
-  if (now === (first.before?.sha256 ?? null)) return { path, action: "unchanged", reason: "it is already as it was before the run", forceable: false, target };
-  if (leftByRun(last, unfinished).includes(now)) return { path, action: undo, forceable: false, saved, mode, target };
+  // A command may change a file's mode alone (chmod): the same bytes with another mode are not as they were.
+  const sameMode = mode === undefined || !target.stats?.isFile() || (target.stats.mode & 0o7777) === mode;
+  if (now === (first.before?.sha256 ?? null) && sameMode) return { path, action: "unchanged", reason: "it is already as it was before the run", forceable: false, target };
+  if (leftByRun(last, unfinished).includes(now)) return { path, action: undo, forceable: false, saved, mode, target, restoresLink };
   const since = now === null ? "deleted" : last.after_sha256 === null ? "created again" : "changed";
-  return { ...skip(`it was ${since} since glassbox ${last.after_sha256 === null ? "removed" : "wrote"} it`, undo), saved, mode, target };
+  return { ...skip(`it was ${since} since glassbox ${last.after_sha256 === null ? "removed" : "wrote"} it`, undo), saved, mode, target, restoresLink };
 }
 
 export interface UndoOptions {
@@ -120,14 +137,16 @@ export function applyUndo(workspace: Workspace, runId: string, options: UndoOpti
   if (plan.alreadyUndone || !plan.files.length) return { plan, entry: null, log: null };
   const at = (options.now ?? new Date()).toISOString();
   const keptIn = join(undoFolder(workspace.root, runId), "overwritten", at.replace(/[-:.]/g, ""));
-  const files: UndoEntry["files"] = plan.files.map((file) => {
+  const files: UndoEntry["files"] = plan.files.map((planned) => {
+    const file = planned.action === "skip" && planned.replan ? planned.replan() : planned;
     const action = file.action === "skip" && options.force && file.forced ? file.forced : file.action;
     if (action === "skip") return { path: file.path, action: "skipped", reason: file.reason };
     if (action === "unchanged") return { path: file.path, action: "unchanged", reason: file.reason };
     try {
       const kept = file.action === "skip" && file.target?.stats ? keep(workspace, file, keptIn) : undefined;
-      if (action === "restore") replaceWhole(workspace.root, file.target!.real, (temporary) => copyFileSync(file.saved!, temporary), file.mode ?? null);
-      else if (existsSync(file.target!.real) && statSync(file.target!.real).isFile()) unlinkSync(file.target!.real);
+      if (action === "restore" && file.restoresLink) restoreLink(file.target!.real, readFileSync(file.saved!, "utf8"));
+      else if (action === "restore") replaceWhole(workspace.root, file.target!.real, (temporary) => copyFileSync(file.saved!, temporary), file.mode ?? null);
+      else if (isFileOrLink(file.target!.real)) unlinkSync(file.target!.real);
       return { path: file.path, action: action === "restore" ? "restored" : "removed", ...(kept ? { kept } : {}) };
     } catch (error) {
       if (!isDiskFull(error)) throw error;
@@ -139,6 +158,41 @@ export function applyUndo(workspace: Workspace, runId: string, options: UndoOpti
   // Not recorded on a full disk: the next undo finds the restored files as they were before the run.
   const recorded = writeSoftly(journal, () => appendUndo(workspace.root, entry));
   return { plan, entry, log: recorded ? shown(workspace, journal) : null };
+}
+
+/** A path a command's change may have left as a link, taken as it is: its folder must be the workspace's own, reached through no link. */
+function linkPath(workspace: Workspace, path: string): ResolvedPath {
+  if (isAbsolute(path) || path.split("/").some((name) => name === ".." || isOffLimitsName(name))) throw new Refusal("Argument `path` leads outside the workspace or to an off-limits name.");
+  const real = join(workspace.root, path);
+  let folder: string;
+  try {
+    folder = realpathSync(dirname(real));
+  } catch {
+    return { real, relative: path, stats: null };
+  }
+  if (folder !== dirname(real)) throw new Refusal("Argument `path` goes through a folder that is now a link.");
+  return { real, relative: path, stats: lstatOrNull(real) };
+}
+
+function lstatOrNull(real: string): Stats | null {
+  try {
+    return lstatSync(real);
+  } catch {
+    return null;
+  }
+}
+
+function isFileOrLink(real: string): boolean {
+  const stats = lstatOrNull(real);
+  return stats !== null && (stats.isFile() || stats.isSymbolicLink());
+}
+
+/** Puts back a link a command replaced or removed: written beside it, then renamed over whatever is there. */
+function restoreLink(real: string, text: string): void {
+  const temporary = `${real}.glassbox-${process.pid}.link`;
+  rmSync(temporary, { force: true });
+  symlinkSync(text, temporary);
+  renameSync(temporary, real);
 }
 
 /** With --force: what a file edited since holds is kept beside the journal before it is restored. */

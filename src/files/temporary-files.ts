@@ -54,6 +54,13 @@ export function removeKilledWriteLeftovers(workspaceRoot: string): string[] {
   }
   const removed: string[] = [];
   for (const name of names) {
+    // A command's overlay or snapshot folders (src/sandbox/overlay.ts, src/tools/command-snapshot.ts): nothing in them reached the workspace unjournaled.
+    const folderPid = Number(/^(\d+)-(command|snapshot)-\d+$/.exec(name)?.[1]);
+    if (folderPid && !processAlive(folderPid)) {
+      removeFolderForcibly(join(folder, name));
+      removed.push(relative(workspaceRoot, join(folder, name)));
+      continue;
+    }
     const pid = Number(/^(\d+)-\d+\.(tmp|beside)$/.exec(name)?.[1]);
     if (!pid || processAlive(pid)) continue;
     const beside = name.endsWith(".beside") ? namedBeside(workspaceRoot, join(folder, name)) : null;
@@ -63,6 +70,12 @@ export function removeKilledWriteLeftovers(workspaceRoot: string): string[] {
     }
   }
   return removed;
+}
+
+/** Removes a folder and all in it, folders without rights included (overlayfs leaves its work folder so). */
+export function removeFolderForcibly(path: string): void {
+  Bun.spawnSync(["chmod", "-R", "u+rwx", path], { stdout: "ignore", stderr: "ignore" });
+  rmSync(path, { recursive: true, force: true });
 }
 
 /** The temporary a note names, only when it is inside the workspace and named as glassbox names them: a damaged note removes nothing else. */

@@ -1,5 +1,6 @@
 import { existsSync } from "node:fs";
 import type { Confinement } from "./rules.ts";
+import { overlayPrefix, processIds } from "./overlay.ts";
 import type { Sandbox } from "./sandbox.ts";
 
 /**
@@ -7,11 +8,18 @@ import type { Sandbox } from "./sandbox.ts";
  * process left in it), no network namespace unless the check asks, `/` read-only, the writable
  * folders bound writable, `.git` and `.glassbox` read-only again, secrets covered by empty mounts.
  */
-export function bwrapArgs(bwrap: string, argv: string[], rules: Confinement): string[] {
-  const args = [bwrap, "--new-session", "--die-with-parent", "--unshare-pid"];
+export function bwrapArgs(bwrap: string, argv: string[], rules: Confinement, ids: { uid: number; gid: number } = processIds()): string[] {
+  const { access } = rules;
+  const overlay = access.kind === "overlay" ? access : null;
+  // With an overlay, bwrap starts inside the namespace that mounted it, as its root: a user namespace of its own gives the command the person's ids back.
+  const args = overlay ? [...overlayPrefix(overlay, rules.workspace), bwrap, "--unshare-user", "--uid", `${ids.uid}`, "--gid", `${ids.gid}`] : [bwrap];
+  args.push("--new-session", "--die-with-parent", "--unshare-pid");
   if (!rules.network) args.push("--unshare-net");
   args.push("--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc");
-  for (const path of rules.writable) args.push("--bind", path, path);
+  // With an overlay the workspace is its merged view: every write lands in the upper folder. A
+  // folder is bound before the folders inside it, so a writable one that holds the workspace
+  // (~/.cache) cannot cover the workspace's own mount.
+  for (const path of [...rules.writable].sort((a, b) => a.length - b.length)) args.push("--bind", overlay && path === rules.workspace ? overlay.merged : path, path);
   for (const path of rules.readOnly) args.push("--ro-bind", path, path);
   for (const { path, folder } of rules.hidden) {
     if (folder) args.push("--tmpfs", path, "--remount-ro", path);

@@ -1,5 +1,6 @@
-import { existsSync, readdirSync, statSync } from "node:fs";
-import { isAbsolute, join, resolve } from "node:path";
+import { existsSync, statSync } from "node:fs";
+import { scanWorkspace } from "./workspace-scan.ts";
+import { isAbsolute, join, resolve, sep } from "node:path";
 
 /**
  * What a check may touch, as data: every kind of sandbox (bwrap, Landlock, Seatbelt) enforces
@@ -22,13 +23,21 @@ export const HIDDEN_IN_HOME = [
 ] as const;
 /** Folders of the workspace a check may read but not change: its history and glassbox's own logs. */
 export const READ_ONLY_IN_WORKSPACE = [".git", ".glassbox"] as const;
-/** Names at the workspace's top that hold secrets (unless the check lists them in `expose`). */
-export const HIDDEN_WORKSPACE_NAME = /^\.env(\..+)?$/;
+export { HIDDEN_WORKSPACE_NAME } from "./workspace-scan.ts";
 /** Writable in the home, so build caches keep working. */
 export const WRITABLE_IN_HOME = [".cache"] as const;
 
+/**
+ * How a check or command may change the workspace: `direct` (a configured check: it writes in
+ * place), `read-only` (a command a read-only rule allowed: the workspace is mounted read-only), or
+ * `overlay` (a command that may write: it writes into `upper`, a copy-on-write layer over the
+ * workspace mounted at `merged`, and glassbox journals and applies what it left there when it ends).
+ */
+export type WorkspaceAccess = { kind: "direct" } | { kind: "read-only" } | { kind: "overlay"; upper: string; work: string; merged: string };
+
 export interface Confinement {
   workspace: string;
+  access: WorkspaceAccess;
   /** Where the check starts: the workspace, or a folder in it (a command's `cwd`); the bounds stay the workspace's. */
   cwd: string;
   /** The check's private TMPDIR, fresh for each run of it. */
@@ -53,6 +62,8 @@ export interface ConfinementInput {
   writable?: string[];
   /** Workspace paths that are hidden by default but this check may read (".env"). */
   expose?: string[];
+  /** Default `direct`. */
+  access?: WorkspaceAccess;
 }
 
 /** Where a configured path points: `~/x` in the home, relative paths in the workspace. */
@@ -81,21 +92,23 @@ export function confinement(input: ConfinementInput): Confinement {
     if (kind && !exposed.has(path)) hidden.push({ path, folder: kind === "folder" });
   };
   if (home) for (const name of HIDDEN_IN_HOME) hide(join(home, name));
-  for (const name of safeList(workspace)) if (HIDDEN_WORKSPACE_NAME.test(name)) hide(join(workspace, name));
+  const access = input.access ?? { kind: "direct" };
+  const scan = scanWorkspace(workspace);
+  for (const path of scan.secrets) hide(join(workspace, path));
   const writable = [workspace, tmpdir];
   if (home) writable.push(...WRITABLE_IN_HOME.map((name) => join(home, name)).filter(existsSync));
   for (const path of input.writable ?? []) {
     const resolved = resolveConfigured(path, workspace, home);
     if (existsSync(resolved) && !writable.includes(resolved)) writable.push(resolved);
   }
-  const readOnly = READ_ONLY_IN_WORKSPACE.map((name) => join(workspace, name)).filter(existsSync);
-  return { workspace, cwd: input.cwd ?? workspace, tmpdir, writable, readOnly, hidden, network: input.network ?? false };
+  // Read-only: neither the workspace nor a writable folder that holds it (a workspace under
+  // ~/.cache) is among the writable folders, in every kind of sandbox; and there is nothing to
+  // make read-only again inside it.
+  const readOnly = access.kind === "read-only" ? [] : READ_ONLY_IN_WORKSPACE.map((name) => join(workspace, name)).filter(existsSync);
+  const bounds = access.kind === "read-only" ? writable.filter((path) => !isWithin(workspace, path)) : writable;
+  return { workspace, access, cwd: input.cwd ?? workspace, tmpdir, writable: bounds, readOnly, hidden, network: input.network ?? false };
 }
 
-function safeList(folder: string): string[] {
-  try {
-    return readdirSync(folder);
-  } catch {
-    return [];
-  }
+function isWithin(path: string, folder: string): boolean {
+  return path === folder || path.startsWith(folder.endsWith(sep) ? folder : `${folder}${sep}`);
 }

@@ -100,12 +100,13 @@ export function openSession(args: SessionArgs, approver?: Approver, clock: Clock
   if (tweaks.seed !== undefined) config.model_options.seed = tweaks.seed;
   const limits = resolveLimits(tweaks.limits ?? {}, config.limits, args.limits);
   const servers = collectServers(config.mcp_servers, source, workspace.root);
-  const policy = sessionPolicy(config, args, servers.map((server) => server.name));
   // No spec: the caller finds one (discovery) before the first run.
   const spec = args.model ?? config.model ?? null;
   const models = new SessionModels(args, config, workspace.root, new WireLog(wireLogPath(workspace.root)));
   const model = spec === null ? NO_MODEL : models.modelFor(spec);
   const choice = sessionSandbox(config);
+  // Without a sandbox nothing can hold the workspace read-only: read-only rules (the built-in git ones) ask instead.
+  const policy = sessionPolicy(config, args, servers.map((server) => server.name), choice.sandbox.kind !== "none");
   const { components } = config;
   const tools = args.offerTools ? defaultTools(config.checks, config.edit_checks, choice.sandbox, components, mapTokens(config.repo_map, windowOf(config.model_options))) : [];
   const pending: AgentEvent[] = [];
@@ -173,7 +174,7 @@ function openWorkspace(args: SessionArgs, tweaks: SessionTweaks): { workspace: W
 }
 
 /** The approval rules of the config and the command line; a rule that names no tool is a usage error naming its flag. */
-function sessionPolicy(config: Config, args: SessionArgs, serverNames: string[]): Policy {
+function sessionPolicy(config: Config, args: SessionArgs, serverNames: string[], readOnlyEnforced: boolean): Policy {
   const rules = (texts: string[], flag: string) =>
     texts.map((text) => {
       try {
@@ -185,6 +186,7 @@ function sessionPolicy(config: Config, args: SessionArgs, serverNames: string[])
   return new Policy(
     [...rules(config.allow, "config allow"), ...rules(args.allow, "--allow")],
     [...rules(config.deny, "config deny"), ...rules(args.deny, "--deny")],
+    readOnlyEnforced,
   );
 }
 

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { z } from "zod";
-import { confinement } from "../sandbox/rules.ts";
+import { confinement, type WorkspaceAccess } from "../sandbox/rules.ts";
 import type { Sandbox } from "../sandbox/sandbox.ts";
 import { UNCONFINED } from "../sandbox/detect.ts";
 import { askTreeToEnd, killTree } from "../platform/process-tree.ts";
@@ -72,8 +72,16 @@ export function withBundledBun(argv: string[], env: Record<string, string>): [st
  * tail kept, the middle counted), and for at most OUTPUT_GRACE_MS after the end: a daemon that
  * holds the pipe open cannot hold the result. `startIn` (a folder inside `workspace`, already
  * confined by the caller) moves where it starts; the sandbox's bounds stay the workspace's.
+ * `access`: how it may change the workspace (a command: read-only, or through an overlay).
  */
-export async function runCheck(check: Check, workspace: string, signal: AbortSignal, sandbox: Sandbox = UNCONFINED, startIn: string = workspace): Promise<CheckOutcome> {
+export async function runCheck(
+  check: Check,
+  workspace: string,
+  signal: AbortSignal,
+  sandbox: Sandbox = UNCONFINED,
+  startIn: string = workspace,
+  access: WorkspaceAccess = { kind: "direct" },
+): Promise<CheckOutcome> {
   const started = performance.now();
   const notStarted: CheckOutcome = { exitCode: null, notStarted: true, timedOut: false, interrupted: false, output: "", droppedBytes: 0, seconds: 0, outputCutAt: null };
   const [argv, env] = withBundledBun(check.argv, checkEnvironment(check));
@@ -82,7 +90,7 @@ export async function runCheck(check: Check, workspace: string, signal: AbortSig
   if (!program) return notStarted;
   const privateTmp = mkdtempSync(join(tmpdir(), "glassbox-check-"));
   try {
-    const rules = confinement({ workspace, cwd: startIn, home: env.HOME, tmpdir: privateTmp, network: check.network, writable: check.writable, expose: check.expose });
+    const rules = confinement({ workspace, cwd: startIn, home: env.HOME, tmpdir: privateTmp, network: check.network, writable: check.writable, expose: check.expose, access });
     const launch = sandbox.command([program, ...argv.slice(1)], rules, { ...env, TMPDIR: privateTmp });
     let child: Bun.Subprocess<"ignore", "pipe", "pipe">;
     try {

@@ -41,6 +41,10 @@ export interface ToolPlan {
   sessionRule?: string | null;
   /** Facts for the person approving, one line each (a command's folder, sandbox, undo). */
   details?: string[];
+  /** Why this call is asked even when a rule that may write allows it (a command whose changes cannot be journaled here). */
+  askAnyway?: string;
+  /** Set by the checkpoint before execute: a read-only rule allowed the call, so it must not change the workspace. */
+  readOnly?: boolean;
 }
 
 export interface FileChange {

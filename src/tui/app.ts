@@ -1,3 +1,4 @@
+import { READ_ONLY_UNENFORCED } from "../core/policy.ts";
 import { connectServers, openSession, type Session, type SessionArgs } from "../session/session.ts";
 import { startRun } from "../session/start-run.ts";
 import { openSaved, type SavedSession, type SessionChoice } from "../session/store.ts";
@@ -195,7 +196,7 @@ class TuiApp {
   private greet(): void {
     const { session } = this;
     this.say(`glassbox · ${sanitize(session.model.name)} · workspace ${sanitize(session.workspace.root)}`);
-    if (session.sandbox.kind === "none") this.say(`Checks run UNSANDBOXED: ${sanitize(session.sandbox.reason)}.`);
+    if (session.sandbox.kind === "none") this.say(`Checks run UNSANDBOXED: ${sanitize(session.sandbox.reason)}; ${READ_ONLY_UNENFORCED}.`);
     this.runs.restore();
     this.say("Type a task and press Enter. ? shows the keys, / the commands.");
     this.composer.box.focus();

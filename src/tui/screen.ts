@@ -14,6 +14,14 @@ const SIGNAL_EXIT: Partial<Record<NodeJS.Signals, number>> = { SIGHUP: 129, SIGI
 const SIGNAL_CLEANUP_MS = 5000;
 const signalCleanups = new Set<() => Promise<unknown>>();
 const ignoreSignal = () => {};
+/** An error after a signal, while its cleanups run: said on stderr where that still can be, never an exit of its own. */
+const whileCleaningUp = (error: unknown) => {
+  try {
+    fs.writeSync(2, `glassbox: while stopping: ${describe(error)}\n`);
+  } catch {
+    // stderr went with the terminal
+  }
+};
 
 /**
  * Work a signal's exit waits for, after the terminal is restored: stopping what glassbox started
@@ -72,6 +80,10 @@ export function createScreen(options: Widgets.IScreenOptions = {}): Widgets.Scre
   const onSignal = (signal: NodeJS.Signals) => {
     restore();
     for (const repeated of HANG_UPS) process.on(repeated, ignoreSignal);
+    // The terminal may be gone (a hang-up): a write to it that fails now must not end glassbox
+    // before the cleanups have stopped the check or command and removed its temp folder.
+    process.on("uncaughtException", whileCleaningUp);
+    process.on("unhandledRejection", whileCleaningUp);
     const cleanups = Promise.allSettled([...signalCleanups].map(async (cleanup) => cleanup()));
     void Promise.race([cleanups, Bun.sleep(SIGNAL_CLEANUP_MS)]).then(() => process.exit(SIGNAL_EXIT[signal] ?? 1));
   };

@@ -49,7 +49,7 @@ describe("exit codes and the event stream", () => {
     expectWellFormedEvents(result.events);
     const start = result.events[0]!;
     expect(start).toMatchObject({ kind: "run_start", model: readReadme, workspace: ws.root, task: "do the task" });
-    // The defaults (test/core/limits.test.ts holds them to the contract's table), every one of them.
+    // The defaults (test/protocol/limits.test.ts holds them to the contract's table), every one of them.
     expect(start.limits).toEqual(DEFAULT_LIMITS);
     expect(stopOf(result)).toMatchObject({ kind: "stop", status: "completed", steps: 2, tool_calls: 1, answer: "It compares versions." });
     expect(callsOf(result)).toEqual([expect.objectContaining({ tool: "read_file", arguments: '{"path":"README.md"}', decision: "allowed" })]);
@@ -274,10 +274,13 @@ describe("a run stopped from outside", () => {
       stdout: "pipe",
       stderr: "pipe",
     });
-    const pidFile = join(root, "hang.pid");
     const until = Date.now() + 5000;
-    while (!(existsSync(pidFile) && readFileSync(pidFile, "utf8").trim()) && Date.now() < until) await Bun.sleep(10);
-    expect(readFileSync(pidFile, "utf8").trim()).toBe("started");
+    // A check writes in the workspace; a command's writes reach it only when it ends (an overlay, or undo's snapshot), so its `sleep` is looked for.
+    const started = command
+      ? () => Bun.spawnSync(["pgrep", "-f", `sleep 30.${marker}`]).stdout.toString().trim() !== ""
+      : () => existsSync(join(root, "hang.pid")) && readFileSync(join(root, "hang.pid"), "utf8").trim() === "started";
+    while (!started() && Date.now() < until) await Bun.sleep(10);
+    expect(started()).toBe(true);
     const cleanUp = () => {
       Bun.spawnSync(["pkill", "-KILL", "-f", marker]);
       child.kill("SIGKILL");

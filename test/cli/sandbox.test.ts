@@ -40,6 +40,19 @@ describe.if(process.platform === "linux")("the sandbox from the outside", () => 
     expect(result.stderr).toContain("Landlock");
   });
 
+  test("with no sandbox the built-in git allow asks (headless: denied, saying why), and the printed line says so; with bwrap it runs", async () => {
+    const root = workspaceWith({});
+    Bun.spawnSync(["git", "init", "-q"], { cwd: root });
+    const model = () => scriptFile([{ content: "", tool_calls: [{ id: "g1", name: "run_command", arguments: { argv: ["git", "status"] } }] }, { content: "done" }]);
+    const none = await glassbox(["run", "--model", model(), "--workspace", root, "task"], { env: NONE_AVAILABLE });
+    expect(none.stdout + none.stderr).toContain("checks UNSANDBOXED");
+    expect(none.stdout + none.stderr).toContain("git status/diff/log/show ask (no read-only sandbox)");
+    const denied = await glassbox(["run", "--json", "--model", model(), "--workspace", root, "task"], { env: NONE_AVAILABLE });
+    expect(denied.events.find((event) => event.kind === "tool_call")).toMatchObject({ tool: "run_command", decision: "denied" });
+    const sandboxed = await glassbox(["run", "--json", "--model", model(), "--workspace", root, "task"]);
+    expect(sandboxed.events.find((event) => event.kind === "tool_call")).toMatchObject({ tool: "run_command", decision: "allowed" });
+  }, 30_000);
+
   test('sandbox "require" where bwrap works runs', async () => {
     const root = workspaceWith({ sandbox: "require" });
     const result = await glassbox(["run", "--json", "--model", scriptFile([{ content: "done" }]), "--workspace", root, "task"]);
@@ -60,6 +73,7 @@ describe.if(process.platform === "linux")("the sandbox from the outside", () => 
     const good = await glassbox(["doctor", "--model", model, "--workspace", root]);
     expect(good.code).toBe(0);
     expect(good.stdout).toMatch(/^ok {4}sandbox: bwrap · net off · secrets hidden/m);
+    expect(good.stdout).toContain("nor .env or .env.* at any depth of the workspace");
     const bad = await glassbox(["doctor", "--model", model, "--workspace", root], { env: NONE_AVAILABLE });
     expect(bad.code).toBe(1);
     expect(bad.stdout).toMatch(/^FAIL {2}sandbox: none, checks run UNSANDBOXED/m);

@@ -67,14 +67,14 @@ describe("Policy", () => {
 
   test("allow names the rule that allowed", () => {
     const policy = new Policy([rule("edit_file"), rule("write_file:src/**")]);
-    expect(policy.decide("write_file", "src/a.ts")).toEqual({ verdict: "allow", rule: "write_file:src/**" });
+    expect(policy.decide("write_file", "src/a.ts")).toEqual({ verdict: "allow", rule: "write_file:src/**", readOnly: false });
     expect(policy.decide("write_file", "README.md")).toEqual({ verdict: "ask" });
   });
 
   test("deny beats allow, whatever the order and however specific", () => {
     const policy = new Policy([rule("write_file:src/a.ts"), rule("write_file")], [rule("write_file:**/*.ts")]);
     expect(policy.decide("write_file", "src/a.ts")).toEqual({ verdict: "deny", rule: "write_file:**/*.ts" });
-    expect(policy.decide("write_file", "notes.txt")).toEqual({ verdict: "allow", rule: "write_file" });
+    expect(policy.decide("write_file", "notes.txt")).toEqual({ verdict: "allow", rule: "write_file", readOnly: false });
   });
 
   test("allowForSession adds an allow rule that deny rules still beat", () => {

@@ -1,7 +1,7 @@
 /**
  * End to end on the compiled binary in tmux: the model asks to run a command; the approval shows
- * the argv, the folder it starts in, the sandbox and the network, and that undo cannot restore
- * its writes; `a` names the rule it adds (the command's first two words), the second command
+ * the argv, the folder it starts in, the sandbox and the network, and that undo restores its
+ * writes; `a` names the rule it adds (the command's first two words), the second command
  * with those words runs without asking, and the verdicts pane says which rule was made.
  */
 import { describe, expect, test } from "bun:test";
@@ -31,7 +31,7 @@ describe.skipIf(E2E_SKIPPED)("run_command's approval, in a real terminal", () =>
     expect(asked).toContain("starts in: src/ (it may still touch the whole workspace)");
     expect(asked).toMatch(/sandbox: {3}(bwrap|landlock): network off, secrets hidden/);
     expect(asked).toContain("timeout:   120 s, then it and everything it started are killed");
-    expect(asked).toContain("undo:      files it writes are NOT in the undo journal; glassbox undo cannot restore them");
+    expect(asked).toContain("undo:      its changes are saved in the undo journal; glassbox undo restores them");
     expect(STATUS(asked)).toContain("waiting for approval");
 
     pane.keys("a");

@@ -7,7 +7,7 @@
  */
 import { describe, expect, spyOn, test } from "bun:test";
 import * as fs from "node:fs";
-import { closeSync, constants, existsSync, mkdirSync, openSync, readdirSync, readFileSync, readSync, writeFileSync } from "node:fs";
+import { chmodSync, closeSync, constants, existsSync, mkdirSync, openSync, readdirSync, readFileSync, readSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { makeWorkspace, tempFolder } from "../helpers/workspace.ts";
 import { CAN_MOUNT, inOwnMounts, tmpfs } from "../helpers/own-mount.ts";
@@ -70,9 +70,30 @@ describe("a write killed mid-way", () => {
     expect(readFileSync(join(root, "README.md"), "utf8")).toBe("the person's\n");
     expect(readdirSync(join(root, ".glassbox", "tmp"))).toEqual([`${process.pid}-1.tmp`]);
   });
+
+  test("the overlay or snapshot folders of a command whose glassbox is gone are removed, a kernel's folder without rights included; a live one's stay", () => {
+    const root = new Workspace(makeWorkspace().root).root;
+    const tmp = join(root, ".glassbox", "tmp");
+    const gone = Bun.spawnSync([process.execPath, "-e", "0"]).pid;
+    for (const name of [`${gone}-command-1/work/work`, `${gone}-snapshot-2/src`, `${process.pid}-command-3/upper`]) mkdirSync(join(tmp, name), { recursive: true });
+    chmodSync(join(tmp, `${gone}-command-1`, "work", "work"), 0);
+    expect(removeKilledWriteLeftovers(root).sort()).toEqual([`.glassbox/tmp/${gone}-command-1`, `.glassbox/tmp/${gone}-snapshot-2`]);
+    expect(readdirSync(tmp)).toEqual([`${process.pid}-command-3`]);
+  });
 });
 
 describe.skipIf(!CAN_MOUNT)("a full disk (a real one: a small tmpfs)", () => {
+  test("applying a command's changes: the copy for undo does not fit, so that change and the rest are not made, and the result says so", () => {
+    const disk = join(tempFolder("full-disk"), "disk");
+    const { seen } = inOwnMounts(tmpfs(disk, "256k"), "apply-full-disk", disk);
+    expect(seen.said).toBe(
+      "Workspace files it changed (in the undo journal: glassbox undo restores them): none. Stopped: no space left on device, so the rest of what it changed was dropped and the workspace holds only the changes named; tell the user the disk is full.",
+    );
+    expect(seen.unchanged).toBe(true);
+    expect(seen.files).toEqual(["a.txt", "b.txt"]);
+    expect(seen.undo).toEqual([]);
+  });
+
   const cases = [
     ["copy", "while the copy for undo is saved", "notes.txt"],
     ["temp", "while the new content is written", "notes.txt"],

@@ -13,6 +13,8 @@ import { temporaryFor, temporaryBeside } from "../../src/files/temporary-files.t
 import { Workspace } from "../../src/files/workspace.ts";
 import { appendLine } from "../../src/platform/append-line.ts";
 import { applyUndo, outcomeLines } from "../../src/files/restore.ts";
+import { applyCommandChanges } from "../../src/tools/command-changes.ts";
+import { journaledChanges } from "../../src/tools/run_command.ts";
 
 export const RUN_ID = "20260101T000000-faults";
 const MAIN = join(import.meta.dir, "..", "..", "src", "cli", "main.ts");
@@ -69,6 +71,26 @@ async function toolOnFullDisk(disk: string, where: "copy" | "temp" | "folder") {
     undo: listing(undoFolder(root, RUN_ID)),
     journal: existsSync(journal) ? readFileSync(journal, "utf8").split("\n").filter(Boolean).map((line) => JSON.parse(line).kind) : [],
     temporaries: listing(join(root, ".glassbox", "tmp")),
+  };
+}
+
+/**
+ * Applying a command's overlay layer meets a full disk: the copy for undo of its first change does
+ * not fit. Hand-made layer on the same disk (as `.glassbox/tmp/` is): a changed file, a new one.
+ */
+function applyOnFullDisk(disk: string) {
+  const root = join(disk, "ws");
+  const old = "old line\n".repeat(4_500);
+  setUpWorkspace(root, { "a.txt": old, "b.txt": "b\n" });
+  const upper = join(disk, "upper");
+  setUpWorkspace(upper, { "a.txt": "new\n", "c.txt": "made\n" });
+  fillDisk(disk, 16 * 1024);
+  const applied = applyCommandChanges(root, upper, new ChangeJournal(new Workspace(root).root, RUN_ID));
+  return {
+    said: journaledChanges(applied),
+    unchanged: readFileSync(join(root, "a.txt"), "utf8") === old,
+    files: filesIn(root).sort(),
+    undo: listing(undoFolder(root, RUN_ID)),
   };
 }
 
@@ -189,6 +211,7 @@ const SCENES: Record<string, (...args: string[]) => unknown> = {
   "write-across-mount": (root) => writeAcrossMount(root!),
   "hang-mid-write": (root) => hangMidWrite(root!),
   "killed-beside": (root) => killedBeside(root!),
+  "apply-full-disk": (disk) => applyOnFullDisk(disk!),
 };
 
 if (import.meta.main) {

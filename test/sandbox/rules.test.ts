@@ -51,6 +51,52 @@ describe("confinement", () => {
   });
 });
 
+describe("a command's access to the workspace, as data", () => {
+  const ACCESS: Array<[label: string, input: () => Parameters<typeof confinement>[0], writable: () => string[], readOnly: () => string[]]> = [
+    ["read-only: the workspace is not writable", () => ({ workspace: ws, home, tmpdir: tmp, access: { kind: "read-only" } }), () => [tmp, join(home, ".cache")], () => []],
+    [
+      "read-only, the workspace under ~/.cache: ~/.cache is not writable either",
+      () => ({ workspace: join(home, ".cache", "project"), home, tmpdir: tmp, access: { kind: "read-only" } }),
+      () => [tmp],
+      () => [],
+    ],
+    ["overlay: the workspace stays in the plan (bwrap binds the merged view there)", () => ({ workspace: ws, home, tmpdir: tmp, access: { kind: "overlay", upper: "u", work: "w", merged: "m" } }), () => [ws, tmp, join(home, ".cache")], () => [join(ws, ".git"), join(ws, ".glassbox")]],
+  ];
+  for (const [label, input, writable, readOnly] of ACCESS) {
+    test(label, () => {
+      mkdirSync(join(home, ".cache", "project"), { recursive: true });
+      const plan = confinement(input());
+      expect([plan.writable, plan.readOnly]).toEqual([writable(), readOnly()]);
+    });
+  }
+
+  test("a nested .env, in a git-ignored folder too, is hidden like a top-level one", () => {
+    const deep = tempFolder("rules-deep");
+    mkdirSync(join(deep, "a", "b"), { recursive: true });
+    mkdirSync(join(deep, "build"));
+    for (const file of ["a/b/.env", "build/.env.production", "a/.envrc"]) writeFileSync(join(deep, file), "x");
+    writeFileSync(join(deep, ".gitignore"), "build/\n");
+    expect(confinement({ workspace: deep, home: undefined, tmpdir: tmp }).hidden.map((entry) => entry.path).sort()).toEqual([join(deep, "a/b/.env"), join(deep, "build/.env.production")]);
+  });
+
+  test("bwrap over an overlay: unshare mounts it, bwrap gets the person's ids back and binds the merged view on the workspace", () => {
+    const plan = confinement({ workspace: ws, home, tmpdir: tmp, access: { kind: "overlay", upper: "/u", work: "/w", merged: "/m" } });
+    const args = bwrapArgs("/usr/bin/bwrap", ["true"], plan, { uid: 1000, gid: 1001 });
+    expect(args.slice(1, 5)).toEqual(["--user", "--map-root-user", "--mount", "--"]);
+    expect(args.slice(args.indexOf("/usr/bin/bwrap"), args.indexOf("/usr/bin/bwrap") + 6)).toEqual(["/usr/bin/bwrap", "--unshare-user", "--uid", "1000", "--gid", "1001"]);
+    expect(args.join(" ")).toContain(`--bind /m ${ws} `);
+    expect(args.join(" ")).toContain(`--ro-bind ${join(ws, ".git")} ${join(ws, ".git")}`);
+  });
+
+  test("a workspace under ~/.cache: ~/.cache is bound first, so the overlay's view of the workspace stays on top", () => {
+    const inCache = join(home, ".cache", "project");
+    mkdirSync(inCache, { recursive: true });
+    const plan = confinement({ workspace: inCache, home, tmpdir: tmp, access: { kind: "overlay", upper: "/u", work: "/w", merged: "/m" } });
+    const binds = bwrapArgs("/usr/bin/bwrap", ["true"], plan).flatMap((arg, i, all) => (arg === "--bind" ? [all[i + 2]] : []));
+    expect(binds.indexOf(join(home, ".cache"))).toBeLessThan(binds.indexOf(inCache));
+  });
+});
+
 describe("bwrap's arguments", () => {
   const args = () => bwrapArgs("/usr/bin/bwrap", ["bun", "test"], rules);
   const pairs = (flag: string) => args().flatMap((arg, i, all) => (arg === flag ? [all.slice(i + 1, i + 3).join(" ")] : []));

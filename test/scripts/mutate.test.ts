@@ -45,10 +45,10 @@ test("the failing test files are the headers the (fail) lines fall under", () =>
 });
 
 test("--find-tests tries a new mutant's own test file, its folder's, its namesakes elsewhere, then (for the TUI) e2e; never the whole suite", () => {
-  const exists = (path: string) => ["test/model/openai.test.ts", "test/model", "test/tui", "test/scripts", "test/undo"].some((known) => path.endsWith(known));
-  const tests = () => ["test/cli/undo.test.ts", "test/e2e/undo-screen.test.ts", "test/undo/restore.test.ts", "test/model/openai.test.ts", "test/cli/run.test.ts"];
+  const exists = (path: string) => ["test/model/openai.test.ts", "test/model", "test/tui", "test/scripts", "test/files"].some((known) => path.endsWith(known));
+  const tests = () => ["test/cli/restore.test.ts", "test/e2e/restore-screen.test.ts", "test/files/restore.test.ts", "test/model/openai.test.ts", "test/cli/run.test.ts"];
   expect(candidateTests("src/model/openai.ts", exists, tests)).toEqual([["test/model/openai.test.ts"], ["test/model"]]);
-  expect(candidateTests("src/undo/restore.ts", exists, tests)).toEqual([["test/undo"], ["test/cli/undo.test.ts", "test/e2e/undo-screen.test.ts"]]);
+  expect(candidateTests("src/files/restore.ts", exists, tests)).toEqual([["test/files"], ["test/cli/restore.test.ts", "test/e2e/restore-screen.test.ts"]]);
   expect(candidateTests("src/tui/approval-modal.ts", exists, tests)).toEqual([["test/tui"], ["test/e2e"]]);
   expect(candidateTests("scripts/install.sh", exists, tests)).toEqual([["test/scripts"]]);
   expect(candidateTests("src/nowhere/x.ts", exists, tests)).toEqual([]);

@@ -4,8 +4,8 @@ import { join } from "node:path";
 import { TIMINGS, jobsFrom, testCommand } from "../../scripts/test.ts";
 import { tempFolder } from "../helpers/workspace.ts";
 
-test("one bun test process per core, sharing what each process starts, the slowest files first", () => {
-  expect(testCommand(2, ["test/core"]).slice(1)).toEqual(["test", "--timeout=30000", "--parallel=2", "--no-isolate", `--timings=${TIMINGS}`, "test/core"]);
+test("one bun test process per core, each file in a fresh global, the slowest files first", () => {
+  expect(testCommand(2, ["test/core"]).slice(1)).toEqual(["test", "--timeout=30000", "--parallel=2", `--timings=${TIMINGS}`, "test/core"]);
   expect(testCommand(1, []).slice(1)).toEqual(["test", "--timeout=30000"]);
   expect(jobsFrom({}, 2)).toBe(2);
   expect(jobsFrom({ GLASSBOX_TEST_JOBS: "1" }, 2)).toBe(1);

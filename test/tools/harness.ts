@@ -22,6 +22,8 @@ export interface GateOptions {
   approver?: Approver;
   maxResultChars?: number;
   execute?: boolean;
+  /** Whether a sandbox can hold the workspace read-only (default false: the default tools run commands unconfined). */
+  sandboxed?: boolean;
 }
 
 export interface Gate {
@@ -38,6 +40,7 @@ export function gate(root: string, options: GateOptions = {}): Gate {
     policy: new Policy(
       (options.allow ?? []).map((rule) => parseRule(rule, TOOL_NAMES)),
       (options.deny ?? []).map((rule) => parseRule(rule, TOOL_NAMES)),
+      options.sandboxed ?? false,
     ),
     approver: options.approver,
     maxResultChars: options.maxResultChars ?? DEFAULT_LIMITS.max_result_chars,

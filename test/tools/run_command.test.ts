@@ -5,14 +5,22 @@
  * the rules and approvals of CONTRACT.md's run_command paragraph.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { existsSync, mkdirSync, symlinkSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { makeWorkspace, type TestWorkspace } from "../helpers/workspace.ts";
 import { expectRefused, gate, recordingApprover } from "./harness.ts";
 import { leftovers, unique } from "../helpers/processes.ts";
 import { makeRunCommand } from "../../src/tools/run_command.ts";
 import { defaultTools } from "../../src/tools/index.ts";
-import { DIRECT } from "../../src/sandbox/detect.ts";
+import { DIRECT, UNCONFINED } from "../../src/sandbox/detect.ts";
+import { ChangeJournal, readJournal } from "../../src/files/journal.ts";
+import { ownFiles } from "../../src/tools/command-snapshot.ts";
+import { applyUndo } from "../../src/files/restore.ts";
+import { Workspace } from "../../src/files/workspace.ts";
+import { workspaceFiles } from "../../src/tools/tree/walk.ts";
+import type { Sandbox } from "../../src/sandbox/sandbox.ts";
+import { overlayProblem } from "../../src/sandbox/overlay.ts";
+import { READ_ONLY_UNENFORCED } from "../../src/core/policy.ts";
 
 const BUN = process.execPath;
 const SECRET_NAME = "GLASSBOX_TEST_COMMAND_SECRET";
@@ -163,23 +171,81 @@ describe("cwd: where it starts, confined like a path argument", () => {
 });
 
 describe("the result", () => {
-  test("the workspace files the command added, changed and deleted are named, as not in the undo journal", async () => {
+  const JOURNALED = "Workspace files it changed (in the undo journal: glassbox undo restores them):";
+
+  test("unconfined, a snapshot taken before the command journals what it added, changed and deleted; ignored folders are not looked at", async () => {
     const mine = makeWorkspace();
     const verdict = await approved(mine.root).call("run_command", {
       argv: ["sh", "-c", "echo new > made.txt; echo more >> src/version.ts; rm package.json; mkdir -p node_modules/x && echo dep > node_modules/x/a.js"],
     });
-    expect(verdict.content.split("\n")[1]).toBe("Workspace files it changed (not in the undo journal): made.txt (new), src/version.ts (changed), package.json (deleted).");
+    expect(verdict.content.split("\n")[1]).toBe(`${JOURNALED} made.txt (created, 4 bytes), src/version.ts (changed, 832 bytes), package.json (deleted, 126 bytes).`);
   });
 
   test("a command that changes nothing says so", async () => {
     const verdict = await approved().call("run_command", { argv: ["cat", "package.json"] });
-    expect(verdict.content.split("\n")[1]).toBe("Workspace files it changed (not in the undo journal): none.");
+    expect(verdict.content.split("\n")[1]).toBe(`${JOURNALED} none.`);
   });
 
-  test("a file rewritten with the same size is noticed by its time", async () => {
+  test("unconfined, every change is undone byte for byte from the snapshot: writes, deletes, chmods, links", async () => {
+    const mine = makeWorkspace();
+    writeFileSync(join(mine.root, "run.sh"), "#!/bin/sh\n", { mode: 0o644 });
+    const read = () => Object.fromEntries(workspaceFiles(mine.root).map((path) => [path, `${statSync(join(mine.root, path)).mode & 0o777} ${readFileSync(join(mine.root, path), "utf8")}`]));
+    const before = read();
+    const session = approved(mine.root);
+    session.checkpoint.journal = new ChangeJournal(mine.root, "r1");
+    const verdict = await session.call("run_command", { argv: ["sh", "-c", "echo x > package.json; rm src/version.ts; chmod 755 run.sh; ln -s /etc/passwd out; mv README.md R.md"] });
+    expect(verdict.content.split("\n")[1]).toBe(
+      `${JOURNALED} R.md (created, ${before["README.md"]!.length - 4} bytes), out (created link, 11 bytes), package.json (changed, 2 bytes), run.sh (re-moded), README.md (deleted, ${before["README.md"]!.length - 4} bytes), src/version.ts (deleted, ${before["src/version.ts"]!.length - 4} bytes).`,
+    );
+    const { entry } = applyUndo(new Workspace(mine.root), "r1", { force: false });
+    expect(entry!.files.filter((file) => file.action === "skipped")).toEqual([]);
+    expect(read()).toEqual(before);
+    expect(existsSync(join(mine.root, "out"))).toBe(false);
+  });
+
+  test("a model's edit and a command's change to the same file are one journal, in one order: undo gives back the file as it was before both", async () => {
+    const mine = makeWorkspace();
+    const original = readFileSync(join(mine.root, "README.md"));
+    const session = gate(mine.root, { approver: recordingApprover("yes").approver });
+    session.checkpoint.journal = new ChangeJournal(mine.root, "r1");
+    expect((await session.call("write_file", { path: "README.md", content: "edited by the model\n" })).decision).toBe("allowed");
+    expect((await session.call("run_command", { argv: ["sh", "-c", "echo changed by a command >> README.md; echo new > made.txt"] })).decision).toBe("allowed");
+    expect(readJournal(mine.root, "r1")!.changes.map((change) => `${change.seq} ${change.tool} ${change.path}`)).toEqual(["1 write_file README.md", "2 run_command README.md", "3 run_command made.txt"]);
+    applyUndo(new Workspace(mine.root), "r1", { force: false });
+    expect(readFileSync(join(mine.root, "README.md"))).toEqual(original);
+    expect(existsSync(join(mine.root, "made.txt"))).toBe(false);
+  });
+
+  test("past the snapshot's bound a command a rule allows is asked, and an approved one is named as not in the undo journal", async () => {
+    const mine = makeWorkspace();
+    const small = makeRunCommand(UNCONFINED, { max_files: 2, max_bytes: 1_000_000 });
+    const { approver, requests } = recordingApprover("yes");
+    const verdict = await gate(mine.root, { approver, allow: ["run_command:sh *"], tools: [small] }).call("run_command", { argv: ["sh", "-c", "echo new > made.txt"] });
+    expect(requests[0]!.why).toBe("run_command may write and its changes cannot be journaled here: the workspace holds over 2 files");
+    expect(requests[0]!.details).toContain("undo:      files it writes are NOT in the undo journal (the workspace holds over 2 files); glassbox undo cannot restore them");
+    expect(verdict.content.split("\n")[1]).toBe("Workspace files it changed (not in the undo journal): made.txt (new).");
+    const headless = await gate(mine.root, { allow: ["run_command:sh *"], tools: [small] }).call("run_command", { argv: ["sh", "-c", "echo again > made.txt"] });
+    expect(headless.decision).toBe("denied");
+  });
+
+  test("a workspace that grows past the bound while the person is asked: the command does not run unjournaled", async () => {
+    const mine = makeWorkspace();
+    const small = makeRunCommand(UNCONFINED, { max_files: ownFiles(mine.root).length + 2, max_bytes: 1_000_000 });
+    const growing = async () => {
+      for (const name of ["g1", "g2", "g3"]) writeFileSync(join(mine.root, `${name}.txt`), name);
+      return "yes" as const;
+    };
+    const verdict = await gate(mine.root, { approver: growing, tools: [small] }).call("run_command", { argv: ["touch", "after.txt"] });
+    expect(verdict.decision).toBe("refused");
+    expect(verdict.content).toBe("Refused: The command `touch after.txt` was not run: no snapshot of the workspace could be taken for undo (it may have grown past the bound); tell the user.");
+    expect(existsSync(join(mine.root, "after.txt"))).toBe(false);
+  });
+
+  test("past the bound, a file rewritten with the same size is noticed by its time", async () => {
     const mine = makeWorkspace();
     writeFileSync(join(mine.root, "same.txt"), "aaaa");
-    const verdict = await approved(mine.root).call("run_command", { argv: ["sh", "-c", "sleep 0.05; printf bbbb > same.txt"] });
+    const small = makeRunCommand(UNCONFINED, { max_files: 2, max_bytes: 1_000_000 });
+    const verdict = await gate(mine.root, { approver: recordingApprover("yes").approver, tools: [small] }).call("run_command", { argv: ["sh", "-c", "sleep 0.05; printf bbbb > same.txt"] });
     expect(verdict.content.split("\n")[1]).toBe("Workspace files it changed (not in the undo journal): same.txt (changed).");
   });
 
@@ -200,11 +266,18 @@ describe("rules and approval", () => {
     expect(existsSync(join(ws.root, "headless.txt"))).toBe(false);
   });
 
-  test("read-only git runs headless, with no rule and no one to ask", async () => {
-    const verdict = await gate(ws.root).call("run_command", { argv: ["git", "status", "--short"] });
-    expect(verdict.decision).toBe("allowed");
-    expect(verdict.content).toMatch(/^The command `git status --short` passed \(exit 0/);
-    expect(verdict.content).toContain("?? package.json");
+  test("with no sandbox, read-only git asks (nothing could keep it read-only), saying why; headless it is denied", async () => {
+    const { approver, requests } = recordingApprover("no");
+    await gate(ws.root, { approver }).call("run_command", { argv: ["git", "status", "--short"] });
+    expect(requests[0]!.why).toBe(`run_command:ro:git status* matches, but ${READ_ONLY_UNENFORCED}`);
+    expect((await gate(ws.root).call("run_command", { argv: ["git", "status", "--short"] })).decision).toBe("denied");
+  });
+
+  test("a read-only allow that reaches a command with no sandbox does not run it", async () => {
+    const allowed = await gate(ws.root, { sandboxed: true, allow: ["run_command:ro:touch *"] }).call("run_command", { argv: ["touch", "ro-unsandboxed.txt"] });
+    expect(allowed.decision).toBe("refused");
+    expect(allowed.content).toBe("Refused: The command `touch ro-unsandboxed.txt` was not run: a read-only rule allowed it, but no sandbox here can keep the workspace read-only; ask the user.");
+    expect(existsSync(join(ws.root, "ro-unsandboxed.txt"))).toBe(false);
   });
 
   test("git push and sudo are denied even under --allow run_command, and nothing runs", async () => {
@@ -224,7 +297,7 @@ describe("rules and approval", () => {
     expect((await ruled.call("run_command", { argv: ["echo", "two", "a/b"] })).decision).toBe("denied");
   });
 
-  test("the person is shown the argv, the folder, the sandbox and that undo cannot restore the command's writes", async () => {
+  test("the person is shown the argv, the folder, the sandbox and that undo restores the command's writes", async () => {
     const { approver, requests } = recordingApprover("no");
     await gate(ws.root, { approver, tools: [makeRunCommand(DIRECT)] }).call("run_command", { argv: ["npx", "vitest", "run", "a.test.ts"], cwd: "src" });
     const [request] = requests;
@@ -235,7 +308,7 @@ describe("rules and approval", () => {
       "starts in: src/ (it may still touch the whole workspace)",
       "sandbox:   none: it runs unconfined, with your permissions, your secrets and the network",
       "timeout:   120 s, then it and everything it started are killed",
-      "undo:      files it writes are NOT in the undo journal; glassbox undo cannot restore them",
+      "undo:      its changes are saved in the undo journal; glassbox undo restores them",
     ]);
     expect(request!.sessionRule).toBe("run_command:npx vitest*");
   });
@@ -277,6 +350,33 @@ describe("rules and approval", () => {
     await session.call("run_command", { argv: ["ls", "-la"] });
     expect(requests.length).toBe(3);
   });
+
+  /** A sandbox that runs the command as it is and records how the workspace was offered to it. */
+  function recordingSandbox(kind: "bwrap" | "none", seen: string[]): Sandbox {
+    return { kind, command: (argv, rules, env) => (seen.push(rules.access.kind), { argv, cwd: rules.cwd, env }) };
+  }
+
+  // Command line → rule, verdict and mode, through the real checkpoint (Codex's execpolicy style).
+  const MODES: Array<[rules: string[], argv: string[], answer: "yes" | "no", verdict: string, mode: string | null]> = [
+    [[], ["git", "status"], "no", "allowed", "read-only"],
+    [[], ["git", "diff", "--output=README.md"], "no", "allowed", "read-only"],
+    [["run_command:ro:cat *"], ["cat", "package.json"], "no", "allowed", "read-only"],
+    [["run_command:cat *"], ["cat", "package.json"], "no", "allowed", "overlay"],
+    [[], ["touch", "x.txt"], "yes", "allowed", "overlay"],
+    [[], ["touch", "x.txt"], "no", "denied", null],
+    [[], ["git", "commit", "-m", "x"], "yes", "allowed", "overlay"],
+  ];
+  for (const [rules, argv, answer, verdict, mode] of MODES) {
+    test(`rules [${rules.join(", ")}], ${argv.join(" ")}, the person says ${answer}: ${verdict}${mode ? `, the workspace ${mode}` : ""}`, async () => {
+      const seen: string[] = [];
+      const { approver } = recordingApprover(answer);
+      const mine = makeWorkspace();
+      const result = await gate(mine.root, { approver, allow: rules, sandboxed: true, tools: [makeRunCommand(recordingSandbox("bwrap", seen))] }).call("run_command", { argv });
+      // Where no overlay can be mounted (not Linux, no user namespaces) a command that may write runs in place.
+      const expected = mode === "overlay" && overlayProblem(mine.root) !== null ? "direct" : mode;
+      expect([result.decision, seen[0] ?? null]).toEqual([verdict, expected]);
+    });
+  }
 
   test("run_command is offered whether or not checks are configured", () => {
     expect(defaultTools({}).map((tool) => tool.name)).toContain("run_command");

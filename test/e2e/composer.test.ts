@@ -24,6 +24,26 @@ const INPUT = (text: string) => inputBox(text).rows.join("\n");
 /** The input's top border: the keys, a hint, completion candidates. */
 const INPUT_LABEL = (text: string) => inputBox(text).label;
 
+/**
+ * Esc, and the overlay titled `title` gone before the next key: Esc and a letter read together are
+ * what a terminal sends for Alt+letter, so the next key waits as a person's would.
+ */
+async function closeOverlay(pane: Pane, title: string): Promise<void> {
+  pane.keys("Escape");
+  await pane.waitFor((text) => !text.includes(title), `${title} closed`);
+}
+
+/** Whether the transcript or the verdicts pane has the focus: the border before its label is drawn cyan (blessed's focus style). */
+function paneFocused(styled: string): boolean {
+  return /\x1b\[36m[^\x1b]*\x1b\[39m (transcript|tool verdicts) /.test(styled);
+}
+
+async function focusOn(pane: Pane, what: string, inPane: boolean): Promise<void> {
+  const deadline = Date.now() + 8000;
+  while (paneFocused(pane.styled()) !== inPane && Date.now() < deadline) await Bun.sleep(25);
+  expect(paneFocused(pane.styled()) ? "a pane" : "the input").toBe(what);
+}
+
 /** The tasks of the workspace's runs, oldest first: what the model was sent. */
 function tasks(workspace: string): string[] {
   const folder = path.join(workspace, ".glassbox", "runs");
@@ -236,7 +256,7 @@ describe.skipIf(E2E_SKIPPED)("the input, the commands and the focus, in a real t
     pane.keys("Enter");
     const limits = await pane.waitFor("limits — Esc closes", "the limits overlay");
     expect(limits).toMatch(/max_steps +40/);
-    pane.keys("Escape");
+    await closeOverlay(pane, "limits — Esc closes");
     pane.type("/frobnicate");
     pane.keys("Enter");
     const unknown = await pane.waitFor((text) => STATUS(text).includes("unknown command"), "the unknown command");
@@ -260,7 +280,7 @@ describe.skipIf(E2E_SKIPPED)("the input, the commands and the focus, in a real t
     expect(await command(pane, "/help", "help — Esc closes")).toContain("/allow RULE");
     pane.keys("Escape");
     expect(await command(pane, "/prompt", "system prompt — Esc closes")).toMatch(/──── layer 00-base/);
-    pane.keys("Escape");
+    await closeOverlay(pane, "system prompt — Esc closes");
     pane.type("go");
     pane.keys("Enter");
     await pane.waitFor("stopped: completed", "a run, so the session is saved");
@@ -355,7 +375,12 @@ describe.skipIf(E2E_SKIPPED)("the input, the commands and the focus, in a real t
     pane.keys("Tab", "Tab");
     pane.type("a");
     await pane.waitFor((text) => INPUT(text) === "a", "typing after a full cycle");
-    pane.keys("BSpace", "Tab", "Escape");
+    pane.keys("BSpace", "Tab");
+    await focusOn(pane, "a pane", true);
+    pane.keys("Escape");
+    // Esc and a letter read together are what a terminal sends for Alt+letter: the letter waits
+    // until the Esc has given the input back.
+    await focusOn(pane, "the input", false);
     pane.type("b");
     await pane.waitFor((text) => INPUT(text) === "b", "typing after Esc in a pane");
     pane.keys("BSpace");
@@ -368,7 +393,7 @@ describe.skipIf(E2E_SKIPPED)("the input, the commands and the focus, in a real t
     expect(typed).not.toContain("system prompt — Esc closes");
     pane.keys("C-u", "?");
     await pane.waitFor("help — Esc closes", "the help");
-    pane.keys("Escape");
+    await closeOverlay(pane, "help — Esc closes");
     pane.keys("u");
     await pane.waitFor("nothing to undo", "u on the empty input");
     pane.close();

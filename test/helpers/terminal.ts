@@ -35,6 +35,8 @@ export interface Pane {
   name: string;
   /** The screen as text, one line per row. */
   screen(): string;
+  /** The screen with its colours and styles as escape sequences (`capture-pane -e`). */
+  styled(): string;
   keys(...keys: string[]): void;
   /** Typed literally (no key names). */
   type(text: string): void;
@@ -146,6 +148,7 @@ export function useTerminal(): Terminal {
     const pane: Pane = {
       name,
       screen: () => tmux("capture-pane", "-p", "-t", name),
+      styled: () => tmux("capture-pane", "-e", "-p", "-t", name),
       keys: (...keys) => void tmux("send-keys", "-t", name, ...keys),
       type: (text) => void tmux("send-keys", "-t", name, "-l", text),
       format: (spec) => tmux("display-message", "-p", "-t", name, spec).trim(),

@@ -652,7 +652,7 @@ const CORE_MUTANTS: Mutant[] = [
     file: "src/tui/approval-modal.ts",
     find: "? paint(DIFF_COLOR[line.kind]!, safeTagged(line.text)) : safeTagged(line.text)",
     replace: "? paint(DIFF_COLOR[line.kind]!, line.text) : line.text",
-    tests: ["test/tui/hang-up.test.ts"],
+    tests: ["test/e2e/tui.test.ts"],
   },
   {
     name: "a wide character's second cell taken by the next one in the transcript",

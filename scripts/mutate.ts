@@ -116,7 +116,7 @@ const CORE_MUTANTS: Mutant[] = [
   {
     name: "approval skipped",
     file: "src/core/checkpoint.ts",
-    find: "if (tool.needsApproval && (rules.verdict !== \"allow\" || askAnyway) && !this.alwaysDigests.has(digestKey(tool))) {",
+    find: "if (mustAsk && !this.alwaysDigests.has(digestKey(tool))) {",
     replace: "if (false) {",
     tests: ["test/core/checkpoint.test.ts"],
   },

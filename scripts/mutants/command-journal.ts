@@ -52,9 +52,9 @@ export const MUTANTS: Mutant[] = [
   },
   {
     name: "a command that may write runs in place",
-    file: "src/tools/run_command.ts",
-    find: 'const outcome = await runIt({ kind: "overlay", ...folders });',
-    replace: 'const outcome = await runIt({ kind: "direct" });',
+    file: "src/tools/journaled-command.ts",
+    find: 'const outcome = await command.run({ kind: "overlay", ...folders });',
+    replace: 'const outcome = await command.run({ kind: "direct" });',
     tests: JOURNAL_TESTS,
   },
   {
@@ -127,9 +127,9 @@ MUTANTS.push(
   {
     name: "a rule runs a command past the snapshot's bound without asking",
     file: "src/core/checkpoint.ts",
-    find: "if (tool.needsApproval && (rules.verdict !== \"allow\" || askAnyway) && !this.alwaysDigests.has(digestKey(tool))) {",
-    replace: "if (tool.needsApproval && rules.verdict !== \"allow\" && !this.alwaysDigests.has(digestKey(tool))) {",
-    tests: ["test/tools/run_command.test.ts"],
+    find: 'const mustAsk = (tool.needsApproval && rules.verdict !== "allow") || askAnyway !== undefined;',
+    replace: 'const mustAsk = tool.needsApproval && rules.verdict !== "allow";',
+    tests: ["test/tools/run_command.test.ts", "test/tools/run_check.test.ts"],
   },
   {
     name: "the snapshot's bound ignored",
@@ -175,8 +175,8 @@ MUTANTS.push(
   },
   {
     name: "a workspace grown past the bound runs a command unjournaled",
-    file: "src/tools/run_command.ts",
-    find: "if (!snapshot && !run.unjournaledSaid) throw new Refusal(",
+    file: "src/tools/journaled-command.ts",
+    find: "if (!snapshot && choice.tooBig === null) throw new Refusal(",
     replace: "if (false) throw new Refusal(",
     tests: ["test/tools/run_command.test.ts"],
   },
@@ -193,5 +193,51 @@ MUTANTS.push(
     find: "if (folderPid && !processAlive(folderPid)) {",
     replace: "if (folderPid) {",
     tests: ["test/files/write-faults.test.ts"],
+  },
+);
+
+// What a command or check changed, in its tool_call event (CONTRACT.md's `changes`), and checks journaled like commands.
+MUTANTS.push(
+  {
+    name: "a command's changes left out of its tool_call event",
+    file: "src/core/run.ts",
+    find: "changes: verdict.changes?.changes ?? []",
+    replace: "changes: []",
+    tests: ["test/tools/run_command.test.ts", "test/tools/run_check.test.ts"],
+  },
+  {
+    name: "a command's changes listed unsorted",
+    file: "src/tools/journaled-command.ts",
+    find: "return [...seen.values()].sort((a, b) =>",
+    replace: "return [...seen.values()].filter((a, b) =>",
+    tests: ["test/tools/run_command.test.ts", "test/tools/run_check.test.ts"],
+  },
+  {
+    name: "a re-mode reported as a change",
+    file: "src/tools/journaled-command.ts",
+    find: '"re-moded": "mode"',
+    replace: '"re-moded": "changed"',
+    tests: ["test/tools/run_check.test.ts"],
+  },
+  {
+    name: "a check runs unjournaled past the snapshot's bound without asking",
+    file: "src/core/checkpoint.ts",
+    find: "const askAnyway = !tool.needsApproval || (rules.verdict",
+    replace: "const askAnyway = (rules.verdict",
+    tests: ["test/tools/run_check.test.ts"],
+  },
+  {
+    name: "a check's changes kept out of the undo journal",
+    file: "src/tools/run_check.ts",
+    find: "await runJournaled({ root: workspace.root, journal, bound",
+    replace: "await runJournaled({ root: workspace.root, journal: undefined, bound",
+    tests: ["test/tools/run_check.test.ts"],
+  },
+  {
+    name: "a headless denial hides why a rule's allow was not enough",
+    file: "src/core/checkpoint.ts",
+    find: "return no(ruleWhy ? ",
+    replace: "return no(false ? ",
+    tests: ["test/tools/run_check.test.ts"],
   },
 );

@@ -8,7 +8,7 @@ import { ARGUMENT_LIMITS, argumentsRefusal } from "../protocol/argument-limits.t
 import { Policy, parseRule, type Rule } from "./policy.ts";
 import { RUN_COMMAND } from "../protocol/tool-names.ts";
 import { offeredName } from "../protocol/tool-names.ts";
-import { Refusal, ToolFailure, type FileChange, type Tool, type TodoItem, type ToolPlan } from "../tools/tool.ts";
+import { Refusal, ToolFailure, type CommandChanges, type FileChange, type Tool, type TodoItem, type ToolPlan } from "../tools/tool.ts";
 import type { Workspace } from "../files/workspace.ts";
 import type { ToolDeclaration } from "../protocol/model.ts";
 import type { ChangeJournal } from "../files/journal.ts";
@@ -50,6 +50,8 @@ export interface Verdict {
   succeeded?: boolean;
   /** The offered tool the call reached, when the model spelled its name otherwise. */
   tool?: string;
+  /** For commands and checks that ran: the workspace files they changed. */
+  changes?: CommandChanges;
 }
 
 export interface CheckpointOptions {
@@ -142,10 +144,11 @@ export class Checkpoint {
     const rules = this.options.policy.decide(tool.name, plan.paths ?? plan.target);
     if (rules.verdict === "deny") return denied(`${tool.name} is denied by the rule ${rules.rule}; do not retry it, choose another approach.`);
     let reason = "";
-    // A rule that lets a command write cannot promise undo where its changes cannot be journaled: then a person is asked.
-    const askAnyway = rules.verdict === "allow" && !rules.readOnly ? plan.askAnyway : undefined;
-    if (tool.needsApproval && (rules.verdict !== "allow" || askAnyway) && !this.alwaysDigests.has(digestKey(tool))) {
-      const answer = await this.ask(tool, args, plan, signal, rules.verdict === "ask" ? rules.why : askAnyway);
+    // Neither a rule that lets a command write nor a configured check can promise undo where its changes cannot be journaled: then a person is asked.
+    const askAnyway = !tool.needsApproval || (rules.verdict === "allow" && !rules.readOnly) ? plan.askAnyway : undefined;
+    const mustAsk = (tool.needsApproval && rules.verdict !== "allow") || askAnyway !== undefined;
+    if (mustAsk && !this.alwaysDigests.has(digestKey(tool))) {
+      const answer = await this.ask(tool, args, plan, signal, (rules.verdict === "ask" ? rules.why : undefined) ?? askAnyway);
       if (!answer.approved) return denied(answer.sentence);
       // A "yes" given after the run was stopped or passed its deadline must not write anything.
       if (signal.aborted) return stopped(`${tool.name} was approved after the run had ended, so it was not run.`);
@@ -159,10 +162,10 @@ export class Checkpoint {
       const finished = tool.name === "finish" ? { summary: (args as { summary: string }).summary } : undefined;
       // The rule heads the result too: the person sees it in the transcript, the model learns what no longer asks.
       const result = reason ? `${reason}\n${output}` : output;
-      return { decision: "allowed", reason, content: clip(result, this.options.maxResultChars), finished, target: plan.target, succeeded: plan.succeeded };
+      return { decision: "allowed", reason, content: clip(result, this.options.maxResultChars), finished, target: plan.target, succeeded: plan.succeeded, changes: plan.changes };
     } catch (error) {
       if (error instanceof Refusal) return refused(error.message);
-      if (error instanceof ToolFailure) return { decision: "error", reason: error.reason, content: clip(error.message, this.options.maxResultChars), target: plan.target };
+      if (error instanceof ToolFailure) return { decision: "error", reason: error.reason, content: clip(error.message, this.options.maxResultChars), target: plan.target, changes: plan.changes };
       return failed(error);
     }
   }
@@ -172,7 +175,10 @@ export class Checkpoint {
     const no = (sentence: string) => ({ approved: false as const, sentence });
     const target = plan.target && plan.target.length > 200 ? `${plan.target.slice(0, 199)}…` : plan.target;
     const who = `${tool.name}${target ? ` on ${target}` : ""}`;
-    if (!this.options.approver) return no(`${who} needs approval and no rule allows it; do not retry it, tell the user what you wanted to change.`);
+    if (!this.options.approver) {
+      // Headless: the sentence says why a rule's allow was not enough (no read-only sandbox, no journal), if that is why.
+      return no(ruleWhy ? `${who} needs approval (${ruleWhy}) and no one is here to give it; do not retry it, tell the user.` : `${who} needs approval and no rule allows it; do not retry it, tell the user what you wanted to change.`);
+    }
     let answer: ApprovalAnswer;
     try {
       answer = await this.options.approver({

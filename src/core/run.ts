@@ -1,3 +1,4 @@
+import { CHANGE_REPORTING_TOOLS } from "../protocol/tool-names.ts";
 import type { AgentEvent } from "../protocol/events.ts";
 import type { Limits } from "../protocol/limits.ts";
 import type { Clock } from "../protocol/clock.ts";
@@ -301,6 +302,7 @@ export class Run implements RunStanding {
       result_chars: verdict.content.length,
       result: verdict.content,
       ...(call.from_text ? { from_text: true as const } : {}),
+      ...(CHANGE_REPORTING_TOOLS.includes(verdict.tool ?? call.name) ? { changes: verdict.changes?.changes ?? [], ignored_changes: verdict.changes?.ignored ?? 0 } : {}),
     };
     if (verdict.detail) yield { kind: "tool_error", step: this.steps, id: call.id, tool: call.name, detail: verdict.detail };
   }

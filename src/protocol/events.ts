@@ -20,6 +20,12 @@ export const STOP_STATUSES = [
 export type StopStatus = (typeof STOP_STATUSES)[number];
 
 /** Everything the loop does, as one stream. The log, the printer, the TUI and tests all read it. */
+/** One workspace path a command changed (CONTRACT.md: a rename is `deleted` + `created`). */
+export interface WorkspaceChange {
+  path: string;
+  change: "created" | "changed" | "deleted" | "mode";
+}
+
 export type AgentEvent =
   | {
       kind: "run_start";
@@ -80,6 +86,10 @@ export type AgentEvent =
       result: string;
       /** The call was written in the reply's text, not the protocol's tool-call field. */
       from_text?: true;
+      /** run_command and run_check: the workspace files it changed, each in the undo journal ([] when none). */
+      changes?: WorkspaceChange[];
+      /** run_command and run_check: files in git-ignored folders it wrote, not journaled. */
+      ignored_changes?: number;
     }
   /** A stall rule fired; `message` is what the model is told after the turn's tool results. */
   | { kind: "stall"; rule: string; message: string }

@@ -1,5 +1,9 @@
 /** The tool whose rules match a command line, where `*` crosses `/` (a command line is not a path). */
 export const RUN_COMMAND = "run_command";
+/** The configured checks' tool. */
+export const RUN_CHECK = "run_check";
+/** The tools whose tool_call event lists the workspace files they changed (CONTRACT.md). */
+export const CHANGE_REPORTING_TOOLS: readonly string[] = [RUN_COMMAND, RUN_CHECK];
 
 /**
  * A tool name as the model may spell it: case and `-` versus `_` set aside. Small models write

@@ -2,9 +2,6 @@ import { z } from "zod";
 import { defineTool, type ToolPlan } from "./tool.ts";
 import { Refusal } from "../protocol/refusal.ts";
 import { describeOutcome, runCheck, type Check, type CheckOutcome } from "./checks.ts";
-import { statSync } from "node:fs";
-import { join } from "node:path";
-import { workspaceFiles } from "./tree/walk.ts";
 import type { Workspace } from "../files/workspace.ts";
 import type { ChangeJournal } from "../files/journal.ts";
 import type { Sandbox } from "../sandbox/sandbox.ts";
@@ -12,19 +9,13 @@ import { UNCONFINED } from "../sandbox/detect.ts";
 import { RUN_COMMAND } from "../protocol/tool-names.ts";
 import { PARSE_ONCE } from "../protocol/zod-start.ts";
 import type { WorkspaceAccess } from "../sandbox/rules.ts";
-import { makeOverlayFolders, overlayProblem, removeOverlayFolders } from "../sandbox/overlay.ts";
-import { applyCommandChanges, type AppliedChanges } from "./command-changes.ts";
-import { SNAPSHOT_BOUND, journalSnapshot, ownFiles, pastBound, takeSnapshot, type SnapshotBound } from "./command-snapshot.ts";
+import { SNAPSHOT_BOUND, type SnapshotBound } from "./command-snapshot.ts";
+import { NO_CHANGES, askAnywayReason, chooseJournaling, runJournaled, undoLine, type JournalingChoice } from "./journaled-command.ts";
 
 /** A command's clock: the default when the model names none, and the most it may ask for. */
 export const COMMAND_TIMEOUT = z
   .object({ default_seconds: z.number().positive(), max_seconds: z.number().positive() })
   .parse({ default_seconds: 120, max_seconds: 600 }, PARSE_ONCE);
-
-/** Files compared before and after a command; a bigger tree is not looked at (the result says so). */
-const MAX_COMPARED_FILES = 50_000;
-/** Changed files named in a result; the rest are counted. */
-const MAX_NAMED_CHANGES = 30;
 
 const schema = z
   .object({
@@ -82,9 +73,8 @@ export function makeRunCommand(sandbox: Sandbox = UNCONFINED, bound: SnapshotBou
       const timeout = args.timeout_seconds ?? COMMAND_TIMEOUT.default_seconds;
       const check: Check = { argv: args.argv, timeout_seconds: timeout, env: [] };
       const line = commandLine(args.argv);
-      const journaling = canJournal(sandbox, workspace.root);
       // Without an overlay: a bounded snapshot; past the bound a command a rule allowed is asked (ToolPlan.askAnyway).
-      const tooBig = journaling ? null : pastBound(ownFiles(workspace.root), bound);
+      const choice = chooseJournaling(sandbox, workspace.root, bound);
       const plan: ToolPlan = {
         target: line,
         sessionRule: sessionRuleFor(args.argv),
@@ -93,12 +83,10 @@ export function makeRunCommand(sandbox: Sandbox = UNCONFINED, bound: SnapshotBou
           `starts in: ${start.relative === "." ? "the workspace root" : `${start.relative}/`} (it may still touch the whole workspace)`,
           `sandbox:   ${sandboxLine(sandbox)}`,
           `timeout:   ${timeout} s, then it and everything it started are killed`,
-          tooBig === null
-            ? "undo:      its changes are saved in the undo journal; glassbox undo restores them"
-            : `undo:      files it writes are NOT in the undo journal (${tooBig}); glassbox undo cannot restore them`,
+          undoLine(choice),
         ],
-        askAnyway: tooBig === null ? undefined : `run_command may write and its changes cannot be journaled here: ${tooBig}`,
-        execute: () => executeCommand({ check, line, workspace, start: start.real, signal, sandbox, journal, plan, bound, unjournaledSaid: tooBig !== null }, journaling),
+        askAnyway: askAnywayReason(RUN_COMMAND, choice),
+        execute: () => executeCommand({ check, line, workspace, start: start.real, signal, sandbox, journal, plan, bound, choice }),
       };
       return plan;
     },
@@ -116,21 +104,19 @@ interface Running {
   journal: ChangeJournal | undefined;
   plan: ToolPlan;
   bound: SnapshotBound;
-  /** The person was told its writes would not be journaled (past the bound), and said yes. */
-  unjournaledSaid: boolean;
+  choice: JournalingChoice;
 }
 
 /**
- * Runs an approved command one of three ways: read-only (a read-only rule allowed it); over the
- * overlay, its changes journaled and applied after it (killed or stopped included: what it had
- * done is applied too); or in place, a bounded snapshot taken before it as the journal's "before"
- * (past the bound a person said yes: the changed files are only named).
+ * Runs an approved command read-only (a read-only rule allowed it) or journaled (runJournaled:
+ * over the overlay, or in place after a bounded snapshot); what it changed is the result's note
+ * and the plan's `changes`, for the tool_call event.
  */
-async function executeCommand(run: Running, journaling: boolean): Promise<string> {
+async function executeCommand(run: Running): Promise<string> {
   const { check, workspace, plan, sandbox } = run;
   const subject = `The command \`${clipped(run.line)}\``;
-  const said = (outcome: CheckOutcome, note: () => string) =>
-    `${describeOutcome(subject, outcome, check, "it is not installed here or not on PATH; use another command")}${outcome.notStarted ? "" : `\n${note()}`}\n${outcome.output}`;
+  const said = (outcome: CheckOutcome, note: string) =>
+    `${describeOutcome(subject, outcome, check, "it is not installed here or not on PATH; use another command")}${outcome.notStarted ? "" : `\n${note}`}\n${outcome.output}`;
   const runIt = async (access: WorkspaceAccess) => {
     const outcome = await runCheck(check, workspace.root, run.signal, sandbox, run.start, access);
     plan.succeeded = outcome.exitCode === 0;
@@ -139,34 +125,16 @@ async function executeCommand(run: Running, journaling: boolean): Promise<string
   if (plan.readOnly) {
     // Without a sandbox nothing could hold the workspace read-only, so it does not run.
     if (sandbox.kind === "none") throw new Refusal(`${subject} was not run: a read-only rule allowed it, but no sandbox here can keep the workspace read-only; ask the user.`);
-    return said(await runIt({ kind: "read-only" }), () => READ_ONLY_NOTE);
+    plan.changes = NO_CHANGES;
+    return said(await runIt({ kind: "read-only" }), READ_ONLY_NOTE);
   }
-  if (journaling) {
-    const folders = makeOverlayFolders(workspace.root);
-    try {
-      const outcome = await runIt({ kind: "overlay", ...folders });
-      const applied = applyCommandChanges(workspace.root, folders.upper, run.journal);
-      return said(outcome, () => journaledChanges(applied));
-    } finally {
-      removeOverlayFolders(folders);
-    }
-  }
-  const snapshot = takeSnapshot(workspace.root, run.bound);
-  // Grown past the bound since it was planned (or the snapshot failed): never run unjournaled unless the person was told.
-  if (!snapshot && !run.unjournaledSaid) throw new Refusal(`${subject} was not run: no snapshot of the workspace could be taken for undo (it may have grown past the bound); tell the user.`);
-  const before = snapshot ? null : fileStamps(workspace);
-  const outcome = await runIt({ kind: "direct" });
-  const journaled = snapshot ? journalSnapshot(workspace.root, snapshot, run.journal) : null;
-  return said(outcome, () => (journaled ? journaledChanges(journaled) : changedFiles(before, fileStamps(workspace))));
+  const { outcome, report } = await runJournaled({ root: workspace.root, journal: run.journal, bound: run.bound, choice: run.choice, subject, run: runIt });
+  plan.changes = report;
+  return said(outcome, report.note);
 }
 
 /** Said after a command a read-only rule allowed. */
 export const READ_ONLY_NOTE = "It ran with the workspace read-only (a read-only rule allowed it without asking): it could change no workspace file.";
-
-/** Whether a command's writes can be journaled here: bwrap, with an overlay the kernel lets glassbox mount over this workspace. */
-function canJournal(sandbox: Sandbox, root: string): boolean {
-  return sandbox.kind === "bwrap" && overlayProblem(root) === null;
-}
 
 /** `cwd` is confined like any path argument and must be a folder. */
 function startFolder(workspace: Workspace, cwd: string | undefined) {
@@ -183,53 +151,4 @@ function sandboxLine(sandbox: Sandbox): string {
 
 function clipped(line: string): string {
   return line.length > 120 ? `${line.slice(0, 119)}…` : line;
-}
-
-/**
- * Size and mtime of each file the tree tools see (git's ignore rules applied, so a build's output
- * folder is not walked): cheap, and enough to notice a write. null: too many to compare.
- */
-function fileStamps(workspace: Workspace): Map<string, string> | null {
-  const files = workspaceFiles(workspace.root);
-  if (files.length > MAX_COMPARED_FILES) return null;
-  const stamps = new Map<string, string>();
-  for (const path of files) {
-    try {
-      const stats = statSync(join(workspace.root, path));
-      stamps.set(path, `${stats.size}:${stats.mtimeMs}`);
-    } catch {
-      // Gone since it was listed: left out, as if it had not been there.
-    }
-  }
-  return stamps;
-}
-
-/** One line for the model and the person: what the command changed, all of it in the undo journal but the git-ignored files, counted. */
-export function journaledChanges(applied: AppliedChanges): string {
-  const heading = "Workspace files it changed (in the undo journal: glassbox undo restores them):";
-  const named = applied.journaled.slice(0, MAX_NAMED_CHANGES).map((change) => {
-    const size = change.what === "re-moded" ? "" : `, ${change.size} bytes`;
-    return `${change.path} (${change.link ? `${change.what} link` : change.what}${size})`;
-  });
-  const more = applied.journaled.length > MAX_NAMED_CHANGES ? `, and ${applied.journaled.length - MAX_NAMED_CHANGES} more` : "";
-  const ignored = applied.ignored ? ` ${applied.ignored} files in git-ignored folders were written without journal copies.` : "";
-  const leftOut = applied.leftOut.length ? ` Not applied (off limits): ${applied.leftOut.slice(0, MAX_NAMED_CHANGES).join(", ")}.` : "";
-  const stopped = applied.stopped ? ` Stopped: ${applied.stopped}; tell the user the disk is full.` : "";
-  return `${heading} ${named.length ? `${named.join(", ")}${more}` : "none"}.${ignored}${leftOut}${stopped}`;
-}
-
-/** One line for the model and the person: which files the command added, changed and deleted. */
-export function changedFiles(before: Map<string, string> | null, after: Map<string, string> | null): string {
-  const heading = "Workspace files it changed (not in the undo journal):";
-  if (!before || !after) return `${heading} not compared, the workspace holds over ${MAX_COMPARED_FILES} files.`;
-  const changes: string[] = [];
-  for (const [path, stamp] of after) {
-    const was = before.get(path);
-    if (was === undefined) changes.push(`${path} (new)`);
-    else if (was !== stamp) changes.push(`${path} (changed)`);
-  }
-  for (const path of before.keys()) if (!after.has(path)) changes.push(`${path} (deleted)`);
-  if (changes.length === 0) return `${heading} none.`;
-  const more = changes.length > MAX_NAMED_CHANGES ? `, and ${changes.length - MAX_NAMED_CHANGES} more` : "";
-  return `${heading} ${changes.slice(0, MAX_NAMED_CHANGES).join(", ")}${more}.`;
 }

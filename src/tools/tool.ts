@@ -2,6 +2,7 @@ import type { z } from "zod";
 import type { Workspace } from "../files/workspace.ts";
 import type { Clock } from "../protocol/clock.ts";
 import type { ChangeJournal } from "../files/journal.ts";
+import type { WorkspaceChange } from "../protocol/events.ts";
 import { ArgumentCharsSchema } from "../protocol/argument-limits.ts";
 import { PARSE_ONCE } from "../protocol/zod-start.ts";
 
@@ -45,6 +46,14 @@ export interface ToolPlan {
   askAnyway?: string;
   /** Set by the checkpoint before execute: a read-only rule allowed the call, so it must not change the workspace. */
   readOnly?: boolean;
+  /** Set by execute for commands and checks: the workspace files they changed, for the tool_call event. */
+  changes?: CommandChanges;
+}
+
+/** What a command or check changed in the workspace: journaled changes, and the git-ignored files counted. */
+export interface CommandChanges {
+  changes: WorkspaceChange[];
+  ignored: number;
 }
 
 export interface FileChange {

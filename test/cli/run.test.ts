@@ -275,10 +275,8 @@ describe("a run stopped from outside", () => {
       stderr: "pipe",
     });
     const until = Date.now() + 5000;
-    // A check writes in the workspace; a command's writes reach it only when it ends (an overlay, or undo's snapshot), so its `sleep` is looked for.
-    const started = command
-      ? () => Bun.spawnSync(["pgrep", "-f", `sleep 30.${marker}`]).stdout.toString().trim() !== ""
-      : () => existsSync(join(root, "hang.pid")) && readFileSync(join(root, "hang.pid"), "utf8").trim() === "started";
+    // What a check or command writes reaches the workspace only when it ends (an overlay), so its `sleep` is looked for.
+    const started = () => Bun.spawnSync(["pgrep", "-f", `sleep 30.${marker}`]).stdout.toString().trim() !== "";
     while (!started() && Date.now() < until) await Bun.sleep(10);
     expect(started()).toBe(true);
     const cleanUp = () => {

@@ -219,3 +219,34 @@ describe("glassbox undo", () => {
     expect(existsSync(join(root, "docs/changes.md"))).toBe(true);
   });
 });
+
+describe("what commands and checks change, through the real CLI (whatever sandbox this machine gives)", () => {
+  test("run --json lists each change in the tool_call event; glassbox undo restores every byte, with the edits, newest first", async () => {
+    const { root } = makeWorkspace();
+    Bun.spawnSync(["git", "init", "-q"], { cwd: root });
+    writeFileSync(join(root, ".gitignore"), "build/\n");
+    writeFileSync(join(root, "glassbox.json"), JSON.stringify({ checks: { build: { argv: ["sh", "-c", "mkdir -p build && echo o > build/out.js && echo built > built.txt"], timeout_seconds: 30 } } }));
+    const before = readFileSync(join(root, "src/version.ts"), "utf8");
+    const readme = readFileSync(join(root, "README.md"), "utf8");
+    const replies: ScriptedReply[] = [
+      { content: "", tool_calls: [{ id: "c1", name: "edit_file", arguments: { path: "src/version.ts", old: OLD, new: NEW } }] },
+      { content: "", tool_calls: [{ id: "c2", name: "run_command", arguments: { argv: ["sh", "-c", "echo more >> src/version.ts; mv README.md READ.md"] } }] },
+      { content: "", tool_calls: [{ id: "c3", name: "run_check", arguments: { name: "build" } }] },
+      { content: "Done." },
+    ];
+    const run = await glassbox(["run", "--json", "--workspace", root, "--model", scriptFile(replies), "--allow", "edit_file", "--allow", "run_command:sh *", "change it"]);
+    expect(run.code).toBe(0);
+    const calls = run.events.filter((event) => event.kind === "tool_call");
+    expect(calls.map((event) => [event.tool, event.changes])).toEqual([
+      ["edit_file", undefined],
+      ["run_command", [{ path: "READ.md", change: "created" }, { path: "README.md", change: "deleted" }, { path: "src/version.ts", change: "changed" }]],
+      ["run_check", [{ path: "built.txt", change: "created" }]],
+    ]);
+    // Over an overlay (bwrap) the ignored build output is counted; elsewhere the snapshot never looks at it.
+    expect(calls[2]!.ignored_changes).toBe(run.events[0]!.sandbox.kind === "bwrap" ? 1 : 0);
+    expect((await glassbox(["undo", "--workspace", root])).code).toBe(0);
+    expect(readFileSync(join(root, "src/version.ts"), "utf8")).toBe(before);
+    expect(readFileSync(join(root, "README.md"), "utf8")).toBe(readme);
+    expect(existsSync(join(root, "READ.md")) || existsSync(join(root, "built.txt"))).toBe(false);
+  });
+});

@@ -14,7 +14,7 @@ import { Workspace } from "../../src/files/workspace.ts";
 import { appendLine } from "../../src/platform/append-line.ts";
 import { applyUndo, outcomeLines } from "../../src/files/restore.ts";
 import { applyCommandChanges } from "../../src/tools/command-changes.ts";
-import { journaledChanges } from "../../src/tools/run_command.ts";
+import { journaledReport } from "../../src/tools/journaled-command.ts";
 
 export const RUN_ID = "20260101T000000-faults";
 const MAIN = join(import.meta.dir, "..", "..", "src", "cli", "main.ts");
@@ -87,7 +87,7 @@ function applyOnFullDisk(disk: string) {
   fillDisk(disk, 16 * 1024);
   const applied = applyCommandChanges(root, upper, new ChangeJournal(new Workspace(root).root, RUN_ID));
   return {
-    said: journaledChanges(applied),
+    said: journaledReport(applied).note,
     unchanged: readFileSync(join(root, "a.txt"), "utf8") === old,
     files: filesIn(root).sort(),
     undo: listing(undoFolder(root, RUN_ID)),

@@ -3,16 +3,19 @@
  * timeout that kills the whole process group, a capped output, and only a few environment variables.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { readFileSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { DEFAULT_LIMITS } from "../../src/protocol/limits.ts";
 import type { Checks } from "../../src/tools/checks.ts";
 import { makeWorkspace, type TestWorkspace } from "../helpers/workspace.ts";
 import { call, runScripted } from "../helpers/run.ts";
-import { expectRefused, gate } from "./harness.ts";
+import { expectRefused, gate, recordingApprover } from "./harness.ts";
 import { leftovers, unique } from "../helpers/processes.ts";
 import { makeRunCheck } from "../../src/tools/run_check.ts";
 import { DIRECT } from "../../src/sandbox/detect.ts";
+import { ChangeJournal } from "../../src/files/journal.ts";
+import { applyUndo } from "../../src/files/restore.ts";
+import { Workspace } from "../../src/files/workspace.ts";
 
 const BUN = process.execPath;
 const SECRET_NAME = "GLASSBOX_TEST_SECRET";
@@ -71,7 +74,7 @@ describe("the toy workspace's tests", () => {
 describe("exit codes and starting", () => {
   const rows: Array<[label: string, argv: string[], expected: RegExp]> = [
     ["exit 0 passes", ["true"], /^Check c passed \(exit 0, /],
-    ["exit 3 fails with its code", ["bash", "-c", "echo out; echo err >&2; exit 3"], /^Check c failed \(exit 3, [^\n]*\n(out\nerr|err\nout)\n$/],
+    ["exit 3 fails with its code", ["bash", "-c", "echo out; echo err >&2; exit 3"], /^Check c failed \(exit 3, [^\n]*\nWorkspace files it changed \(in the undo journal: glassbox undo restores them\): none\.\n(out\nerr|err\nout)\n$/],
     ["arguments are not seen by a shell", ["echo", "$HOME", "*", ";", "rm"], /\n\$HOME \* ; rm\n$/],
     ["a command that is not installed", ["no-such-command-glassbox-4d2"], /^Check c could not start: its command `no-such-command-glassbox-4d2` was not found/],
     ["a file that is not executable", ["./README.md"], /^Check c could not start: its command `\.\/README\.md`/],
@@ -121,7 +124,7 @@ describe("processes never outlive their check", () => {
       "run_check",
       { name: "bg" },
     );
-    expect(verdict.content).toMatch(/^Check bg passed \(exit 0, [\d.]+s\)\.\nstarted\n$/);
+    expect(verdict.content).toMatch(/^Check bg passed \(exit 0, [\d.]+s\)\.\nWorkspace files it changed \(in the undo journal: glassbox undo restores them\): none\.\nstarted\n$/);
     expect(performance.now() - started).toBeLessThan(15_000);
     expect(await leftovers(marker)).toEqual([]);
   }, 25_000);
@@ -195,5 +198,73 @@ test("a result whose output was cut says when", async () => {
   markers.push(marker);
   const checks: Checks = { daemon: { argv: ["sh", "-c", `setsid sh -c 'exec sleep 300.${marker}' & echo started; sleep 0.3`], timeout_seconds: 10, env: [] } };
   const verdict = await gate(ws.root, { tools: [makeRunCheck(checks, DIRECT)!] }).call("run_check", { name: "daemon" });
-  expect(verdict.content).toMatch(/^Check daemon passed \(exit 0, [\d.]+s\)\. Its output was cut at [\d.]+s: a process it started still held the output open after it ended\.\nstarted\n$/);
+  expect(verdict.content).toMatch(/^Check daemon passed \(exit 0, [\d.]+s\)\. Its output was cut at [\d.]+s: a process it started still held the output open after it ended\.\nWorkspace files it changed \(in the undo journal: glassbox undo restores them\): none\.\nstarted\n$/);
 }, 15_000);
+
+describe("what a check changes is journaled, listed, and undone (CONTRACT.md's changes)", () => {
+  /** A fresh git repository with a check that writes, deletes, renames and chmods, and builds into an ignored folder. */
+  function changingWorkspace(): { root: string; checks: Checks } {
+    const root = makeWorkspace().root;
+    Bun.spawnSync(["git", "init", "-q"], { cwd: root });
+    writeFileSync(join(root, ".gitignore"), "build/\n");
+    writeFileSync(join(root, "old.txt"), "old\n");
+    writeFileSync(join(root, "gone.txt"), "gone\n");
+    writeFileSync(join(root, "run.sh"), "#!/bin/sh\n", { mode: 0o644 });
+    writeFileSync(join(root, "Zeta.txt"), "z\n");
+    const script = "echo new > b.txt; echo again > old.txt; rm gone.txt; mv Zeta.txt a.txt; chmod 755 run.sh; mkdir -p build; echo o > build/out.js";
+    return { root, checks: { build: { argv: ["sh", "-c", script], timeout_seconds: 10, env: [] } } };
+  }
+
+  test("the verdict lists each change once, sorted by code unit (upper case first), a rename as deleted + created", async () => {
+    const { root, checks } = changingWorkspace();
+    const run = await runScripted([call("run_check", { name: "build" }), { content: "built" }], { workspace: root, checks });
+    expect(run.calls[0]!.changes).toEqual([
+      { path: "Zeta.txt", change: "deleted" },
+      { path: "a.txt", change: "created" },
+      { path: "b.txt", change: "created" },
+      { path: "gone.txt", change: "deleted" },
+      { path: "old.txt", change: "changed" },
+      { path: "run.sh", change: "mode" },
+    ]);
+    // Unconfined, the snapshot never walks the ignored folder: its files are written, not counted.
+    expect(run.calls[0]!.ignored_changes).toBe(0);
+    expect(run.calls[0]!.result).toContain("Workspace files it changed (in the undo journal: glassbox undo restores them): a.txt (created, 2 bytes)");
+  });
+
+  test("a check that changes nothing carries an empty list; a tool that runs no command carries none", async () => {
+    const run = await runScripted([call("run_check", { name: "noop" }), call("read_file", { path: "README.md" }), { content: "done" }], {
+      workspace: ws.root,
+      checks: { noop: { argv: ["true"], timeout_seconds: 5, env: [] } },
+    });
+    expect(run.calls[0]).toMatchObject({ changes: [], ignored_changes: 0 });
+    expect("changes" in run.calls[1]!).toBe(false);
+  });
+
+  test("undo restores every byte and mode a check changed", async () => {
+    const { root, checks } = changingWorkspace();
+    const before = Object.fromEntries(["old.txt", "gone.txt", "run.sh", "Zeta.txt"].map((name) => [name, [readFileSync(join(root, name), "utf8"), statSync(join(root, name)).mode]]));
+    const tool = makeRunCheck(checks, DIRECT)!;
+    const checked = gate(root, { tools: [tool] });
+    checked.checkpoint.journal = new ChangeJournal(root, "r1");
+    const verdict = await checked.call("run_check", { name: "build" });
+    expect(verdict.changes?.changes.length).toBe(6);
+    applyUndo(new Workspace(root), "r1", { force: false });
+    for (const [name, [text, mode]] of Object.entries(before)) {
+      expect(readFileSync(join(root, name), "utf8")).toBe(text as string);
+      expect(statSync(join(root, name)).mode).toBe(mode as number);
+    }
+    expect(existsSync(join(root, "a.txt")) || existsSync(join(root, "b.txt"))).toBe(false);
+  });
+
+  test("past the snapshot's bound a check is asked for, saying why; headless it is denied and nothing runs", async () => {
+    const { root, checks } = changingWorkspace();
+    const tool = makeRunCheck(checks, DIRECT, { max_files: 2, max_bytes: 1 << 20 })!;
+    const { approver, requests } = recordingApprover("no");
+    expect((await gate(root, { tools: [tool], approver }).call("run_check", { name: "build" })).decision).toBe("denied");
+    expect(requests[0]!.why).toBe("run_check may write and its changes cannot be journaled here: the workspace holds over 2 files");
+    const headless = await gate(root, { tools: [tool] }).call("run_check", { name: "build" });
+    expect(headless.decision).toBe("denied");
+    expect(headless.reason).toContain("its changes cannot be journaled here");
+    expect(existsSync(join(root, "b.txt"))).toBe(false);
+  });
+});

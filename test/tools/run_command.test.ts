@@ -9,6 +9,7 @@ import { existsSync, mkdirSync, readFileSync, statSync, symlinkSync, writeFileSy
 import { join } from "node:path";
 import { makeWorkspace, type TestWorkspace } from "../helpers/workspace.ts";
 import { expectRefused, gate, recordingApprover } from "./harness.ts";
+import { call, runScripted } from "../helpers/run.ts";
 import { leftovers, unique } from "../helpers/processes.ts";
 import { makeRunCommand } from "../../src/tools/run_command.ts";
 import { defaultTools } from "../../src/tools/index.ts";
@@ -179,6 +180,35 @@ describe("the result", () => {
       argv: ["sh", "-c", "echo new > made.txt; echo more >> src/version.ts; rm package.json; mkdir -p node_modules/x && echo dep > node_modules/x/a.js"],
     });
     expect(verdict.content.split("\n")[1]).toBe(`${JOURNALED} made.txt (created, 4 bytes), src/version.ts (changed, 832 bytes), package.json (deleted, 126 bytes).`);
+  });
+
+  test("its tool_call event lists the changes sorted by code unit, and nothing when it was read-only or denied", async () => {
+    const mine = makeWorkspace();
+    Bun.spawnSync(["git", "init", "-q"], { cwd: mine.root });
+    const run = await runScripted(
+      [
+        call("run_command", { argv: ["sh", "-c", "echo new > made.txt; echo more >> src/version.ts; rm package.json; ln -s made.txt Link"] }),
+        call("run_command", { argv: ["git", "status"] }),
+        call("run_command", { argv: ["touch", "x"] }),
+        { content: "done" },
+      ],
+      { workspace: mine.root, allow: ["run_command:sh *"], approver: async (request) => (request.target === "touch x" ? "no" : "yes") },
+    );
+    expect(run.calls.map((event) => [event.decision, event.changes, event.ignored_changes])).toEqual([
+      [
+        "allowed",
+        [
+          { path: "Link", change: "created" },
+          { path: "made.txt", change: "created" },
+          { path: "package.json", change: "deleted" },
+          { path: "src/version.ts", change: "changed" },
+        ],
+        0,
+      ],
+      // The built-in read-only rule allows it, and with no sandbox to hold the workspace read-only it is not run.
+      ["refused", [], 0],
+      ["denied", [], 0],
+    ]);
   });
 
   test("a command that changes nothing says so", async () => {

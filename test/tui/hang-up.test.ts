@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { existsSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
+import { readFileSync, readdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { scriptFile } from "../helpers/cli.ts";
 import { leftovers, unique } from "../helpers/processes.ts";
@@ -45,8 +45,8 @@ describe.skipIf(!SCRIPT)("the TUI on a terminal that closes during a check", () 
       tui = Number(Bun.spawnSync(["pgrep", "-P", String(terminal.pid)]).stdout.toString().trim());
       terminal.stdin.write("run the check\r");
       terminal.stdin.flush();
-      const started = join(ws.root, "hang.pid");
-      expect(await until(() => existsSync(started) && readFileSync(started, "utf8").trim() === "started", 20_000)).toBe(true);
+      // What the check writes reaches the workspace only when it ends (an overlay), so its `sleep` is looked for.
+      expect(await until(() => Bun.spawnSync(["pgrep", "-f", `sleep 30.${marker}`]).stdout.toString().trim() !== "", 20_000)).toBe(true);
       expect(readdirSync(tmp).filter((name) => name.startsWith("glassbox-check-"))).toHaveLength(1);
 
       process.kill(tui, "SIGHUP");

@@ -109,7 +109,7 @@ export function journaledReport(applied: AppliedChanges): ChangesReport {
     return `${change.path} (${change.link ? `${change.what} link` : change.what}${size})`;
   });
   const more = applied.journaled.length > MAX_NAMED_CHANGES ? `, and ${applied.journaled.length - MAX_NAMED_CHANGES} more` : "";
-  const ignored = applied.ignored ? ` ${applied.ignored} files in git-ignored folders were written without journal copies.` : "";
+  const ignored = applied.ignored ? ` ${applied.ignored === 1 ? "1 file in a git-ignored folder was" : `${applied.ignored} files in git-ignored folders were`} written without journal copies.` : "";
   const leftOut = applied.leftOut.length ? ` Not applied (off limits): ${applied.leftOut.slice(0, MAX_NAMED_CHANGES).join(", ")}.` : "";
   const stopped = applied.stopped ? ` Stopped: ${applied.stopped}; tell the user the disk is full.` : "";
   return {

@@ -244,6 +244,7 @@ describe("what commands and checks change, through the real CLI (whatever sandbo
     ]);
     // Over an overlay (bwrap) the ignored build output is counted; elsewhere the snapshot never looks at it.
     expect(calls[2]!.ignored_changes).toBe(run.events[0]!.sandbox.kind === "bwrap" ? 1 : 0);
+    if (run.events[0]!.sandbox.kind === "bwrap") expect(calls[2]!.result).toContain("(created, 6 bytes). 1 file in a git-ignored folder was written without journal copies.");
     expect((await glassbox(["undo", "--workspace", root])).code).toBe(0);
     expect(readFileSync(join(root, "src/version.ts"), "utf8")).toBe(before);
     expect(readFileSync(join(root, "README.md"), "utf8")).toBe(readme);

@@ -151,15 +151,12 @@ function calls(index: CodeIndex, files: MapFile[], mine: Set<string>): string {
   for (const file of files) {
     const tags = index.files.get(file.path);
     if (!tags) continue;
-    let macro = false;
     let docstring = false;
     readFileSync(file.real, "utf8").split("\n").forEach((line, at) => {
-      // A C macro's body (tree-sitter keeps it as text: its uses are not seen), Python's docstrings and comment lines are left out.
-      const inMacro = macro || /^\s*#\s*define\b/.test(line);
-      macro = inMacro && /\\\s*$/.test(line);
+      // Python's docstrings and comment lines are left out (a C macro's body is not: the map reads its words).
       const inDocstring = docstring || /"""|'''/.test(line);
       if ((line.match(/"""|'''/g)?.length ?? 0) % 2) docstring = !docstring;
-      if (inMacro || inDocstring || /^\s*(\/\/|\/\*|\*|#(?!\[)|--)/.test(line)) return;
+      if (inDocstring || /^\s*(\/\/|\/\*|\*|#(?!\[|\s*define)|--)/.test(line)) return;
       const text = line.replace(/"(?:[^"\\]|\\.)*"|'(?:[^'\\]|\\.)*'|`[^`]*`|\/\/.*$|\/\*.*?\*\//g, " ");
       for (const [, scope, name] of text.matchAll(/(::|\.|(?<![\w$:]))([A-Za-z_]\w*)\s*\(/g)) {
         if (!name || NOT_CALLED.has(name) || mine.has(key(file.path, at + 1, name))) continue;

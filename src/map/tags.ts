@@ -1,6 +1,6 @@
 // One file's tags: its definitions (with signatures) and the names it uses, from the tags query
 // and the reference query of its language.
-import type { Node } from "web-tree-sitter";
+import type { Node, Query } from "web-tree-sitter";
 import { loadLanguage, type LoadedLanguage } from "./parser.ts";
 import type { LanguageSpec } from "./languages.ts";
 
@@ -42,10 +42,27 @@ export async function readTags(spec: LanguageSpec, text: string): Promise<FileTa
       const found = (references[node.text] ??= []);
       if (found[found.length - 1] !== line) found.push(line);
     }
+    if (language.textUses) addTextUses(language.textUses, tree.rootNode, references);
     return { definitions, references };
   } finally {
     tree.delete();
     again?.delete();
+  }
+}
+
+/** A macro's body is text to tree-sitter: each of its words is a use, on its own line (the names' lines kept ascending, once each). */
+function addTextUses(query: Query, root: Node, references: Record<string, number[]>): void {
+  const touched = new Set<number[]>();
+  for (const { node } of query.captures(root)) {
+    for (const word of node.text.matchAll(/[A-Za-z_]\w*/g)) {
+      const found = (references[word[0]] ??= []);
+      found.push(node.startPosition.row + 1 + (node.text.slice(0, word.index).match(/\n/g)?.length ?? 0));
+      touched.add(found);
+    }
+  }
+  for (const lines of touched) {
+    const sorted = [...new Set(lines)].sort((a, b) => a - b);
+    lines.splice(0, lines.length, ...sorted);
   }
 }
 

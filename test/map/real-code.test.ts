@@ -114,6 +114,26 @@ test("a test macro's body is no function named after the macro (fmt's tests)", a
   expect((await findReferences(files, "min")).map((hit) => hit.line)).toEqual([3]);
 });
 
+test("a macro's body is text to tree-sitter, and its words are uses on their own lines (fmt, cJSON)", async () => {
+  // fmtlib/fmt at 60ccad5, include/fmt/base.h 398-399.
+  const assert = file("include/fmt/assert.h", "#  define FMT_ASSERT(condition, message) \\\n    fmt::detail::ignore_unused((condition), (message))\n");
+  expect((await findReferences(assert, "ignore_unused")).map((hit) => hit.line)).toEqual([2]);
+  // The parameters are uses where the body names them, and in the parameter list.
+  expect((await findReferences(assert, "message")).map((hit) => hit.line)).toEqual([1, 2]);
+  // DaveGamble/cJSON at a29814f, cJSON.h 289-293 and 296: each word on its line, a name used four times on a line listed once.
+  const bool = file(
+    "cJSON.h",
+    "#define cJSON_SetBoolValue(object, boolValue) ( \\\n    (object != NULL && ((object)->type & (cJSON_False|cJSON_True))) ? \\\n    (object)->type=((object)->type &(~(cJSON_False|cJSON_True)))|((boolValue)?cJSON_True:cJSON_False) : \\\n    cJSON_Invalid\\\n)\n\n#define cJSON_ArrayForEach(element, array) for(element = (array != NULL) ? (array)->child : NULL; element != NULL; element = element->next)\n",
+  );
+  expect((await findReferences(bool, "cJSON_True")).map((hit) => hit.line)).toEqual([2, 3]);
+  expect((await findReferences(bool, "cJSON_Invalid")).map((hit) => hit.line)).toEqual([4]);
+  expect((await findReferences(bool, "element")).map((hit) => hit.line)).toEqual([7]);
+  expect((await findReferences(bool, "child")).map((hit) => hit.line)).toEqual([7]);
+  // DaveGamble/cJSON at a29814f, cJSON.c 299, and 404 in a function of our own: a name in a macro's body, then in code, in line order.
+  const read = file("cJSON.c", "#define can_read(buffer, size) ((buffer != NULL) && (((buffer)->offset + size) <= (buffer)->length))\nstatic void f(parse_buffer *input_buffer) {\n    input_buffer->offset += (size_t)(after_end - number_c_string);\n}\n");
+  expect((await findReferences(read, "offset")).map((hit) => hit.line)).toEqual([1, 3]);
+});
+
 test("C with a calling convention between type and name (cJSON): int CJSON_CDECL main(void)", async () => {
   // DaveGamble/cJSON at a29814f, tests/parse_hex4.c 67-72.
   const files = file("tests/parse_hex4.c", "int CJSON_CDECL main(void)\n{\n    UNITY_BEGIN();\n    RUN_TEST(parse_hex4_should_parse_all_combinations);\n    return UNITY_END();\n}\n");

@@ -21,7 +21,7 @@ interface CachedFile {
 }
 
 /** Bump when the queries or the tags' shape change: an old cache is then read as empty. */
-const CACHE_VERSION = 6;
+const CACHE_VERSION = 8;
 const CACHE_NAME = "tags.json";
 /** Files parsed between two turns of the event loop. */
 const YIELD_EVERY = 20;

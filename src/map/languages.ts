@@ -27,6 +27,7 @@ import cppTags from "./queries/cpp.scm" with { type: "text" };
 import csharpTags from "./queries/csharp.scm" with { type: "text" };
 import rubyTags from "./queries/ruby.scm" with { type: "text" };
 import phpTags from "./queries/php.scm" with { type: "text" };
+import { blankMacros, blankMacrosC } from "./macros.ts";
 
 export const RUNTIME_WASM: string = runtimeWasm;
 
@@ -39,6 +40,10 @@ export interface LanguageSpec {
   tags: string;
   /** Leaf node types that name something; every one that is not a definition's name is a use. */
   references: string[];
+  /** Nodes kept as text whose words are uses too: a C or C++ macro's body (`preproc_arg`). */
+  textUses?: string[];
+  /** C and C++: the text with its macros blanked, read for definitions when the file does not parse whole (macros.ts). */
+  blankMacros?: (text: string) => string;
 }
 
 const TS_REFERENCES = ["identifier", "type_identifier", "property_identifier", "shorthand_property_identifier"];
@@ -51,8 +56,8 @@ const PYTHON: LanguageSpec = { name: "Python", wasm: pythonWasm, tags: pythonTag
 const GO: LanguageSpec = { name: "Go", wasm: goWasm, tags: goTags, references: ["identifier", "type_identifier", "field_identifier"] };
 const RUST: LanguageSpec = { name: "Rust", wasm: rustWasm, tags: rustTags, references: ["identifier", "type_identifier", "field_identifier"] };
 const JAVA: LanguageSpec = { name: "Java", wasm: javaWasm, tags: javaTags, references: ["identifier", "type_identifier"] };
-const C: LanguageSpec = { name: "C", wasm: cWasm, tags: cTags, references: C_REFERENCES };
-const CPP: LanguageSpec = { name: "C++", wasm: cppWasm, tags: cppTags, references: [...C_REFERENCES, "namespace_identifier"] };
+const C: LanguageSpec = { name: "C", wasm: cWasm, tags: cTags, references: C_REFERENCES, textUses: ["preproc_arg"], blankMacros: blankMacrosC };
+const CPP: LanguageSpec = { name: "C++", wasm: cppWasm, tags: cppTags, references: [...C_REFERENCES, "namespace_identifier"], textUses: ["preproc_arg"], blankMacros };
 const CSHARP: LanguageSpec = { name: "C#", wasm: csharpWasm, tags: csharpTags, references: ["identifier"] };
 const RUBY: LanguageSpec = { name: "Ruby", wasm: rubyWasm, tags: rubyTags, references: ["identifier", "constant"] };
 const PHP: LanguageSpec = { name: "PHP", wasm: phpWasm, tags: phpTags, references: ["name"] };

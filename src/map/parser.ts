@@ -11,6 +11,8 @@ export interface LoadedLanguage {
   parser: Parser;
   tags: Query;
   references: Query;
+  /** The nodes whose text is read for uses (LanguageSpec.textUses), if any. */
+  textUses?: Query;
 }
 
 let runtime: Promise<Runtime> | undefined;
@@ -35,7 +37,8 @@ export function loadLanguage(spec: LanguageSpec): Promise<LoadedLanguage> {
       const parser = new Parser();
       parser.setLanguage(language);
       const references = new Query(language, `[${spec.references.map((type) => `(${type})`).join(" ")}] @reference`);
-      return { spec, parser, tags: new Query(language, spec.tags), references };
+      const textUses = spec.textUses ? new Query(language, `[${spec.textUses.map((type) => `(${type})`).join(" ")}] @text`) : undefined;
+      return { spec, parser, tags: new Query(language, spec.tags), references, textUses };
     })();
     loaded.set(spec, found);
   }

@@ -1,7 +1,7 @@
 // One file's tags: its definitions (with signatures) and the names it uses, from the tags query
 // and the reference query of its language.
-import type { Node } from "web-tree-sitter";
-import { loadLanguage } from "./parser.ts";
+import type { Node, Query } from "web-tree-sitter";
+import { loadLanguage, type LoadedLanguage } from "./parser.ts";
 import type { LanguageSpec } from "./languages.ts";
 
 export interface Definition {
@@ -28,18 +28,12 @@ export async function readTags(spec: LanguageSpec, text: string): Promise<FileTa
   const language = await loadLanguage(spec);
   const tree = language.parser.parse(text);
   if (!tree) return { definitions: [], references: {} };
+  // A C or C++ file that does not parse whole is read again with its macros blanked (same offsets), for its definitions.
+  const blanked = tree.rootNode.hasError && spec.blankMacros ? spec.blankMacros(text) : text;
+  const again = blanked !== text ? language.parser.parse(blanked) : null;
   try {
-    const lines = text.split("\n");
-    const definitions: Definition[] = [];
     const named = new Set<number>();
-    for (const match of language.tags.matches(tree.rootNode)) {
-      const name = match.captures.find((capture) => capture.name === "name")?.node;
-      const whole = match.captures.find((capture) => capture.name.startsWith("definition."));
-      if (!name || !whole || named.has(name.startIndex)) continue;
-      named.add(name.startIndex);
-      definitions.push({ name: name.text, kind: whole.name.slice("definition.".length), line: name.startPosition.row + 1, signature: signatureOf(whole.node, name, lines) });
-    }
-    definitions.sort((a, b) => a.line - b.line);
+    const definitions = readDefinitions(language, (again ?? tree).rootNode, text.split("\n"), named);
     const references: Record<string, number[]> = Object.create(null);
     for (const capture of language.references.captures(tree.rootNode)) {
       const node = capture.node;
@@ -48,10 +42,46 @@ export async function readTags(spec: LanguageSpec, text: string): Promise<FileTa
       const found = (references[node.text] ??= []);
       if (found[found.length - 1] !== line) found.push(line);
     }
+    if (language.textUses) addTextUses(language.textUses, tree.rootNode, references);
     return { definitions, references };
   } finally {
     tree.delete();
+    again?.delete();
   }
+}
+
+/** A macro's body is text to tree-sitter: each of its words is a use, on its own line (the names' lines kept ascending, once each). */
+function addTextUses(query: Query, root: Node, references: Record<string, number[]>): void {
+  const touched = new Set<number[]>();
+  for (const { node } of query.captures(root)) {
+    for (const word of node.text.matchAll(/[A-Za-z_]\w*/g)) {
+      const found = (references[word[0]] ??= []);
+      found.push(node.startPosition.row + 1 + (node.text.slice(0, word.index).match(/\n/g)?.length ?? 0));
+      touched.add(found);
+    }
+  }
+  for (const lines of touched) {
+    const sorted = [...new Set(lines)].sort((a, b) => a - b);
+    lines.splice(0, lines.length, ...sorted);
+  }
+}
+
+/** The definitions the tags query finds, by line; each name's start offset goes into `named`. */
+function readDefinitions(language: LoadedLanguage, root: Node, lines: string[], named: Set<number>): Definition[] {
+  const definitions: Definition[] = [];
+  for (const match of language.tags.matches(root)) {
+    const name = match.captures.find((capture) => capture.name === "name")?.node;
+    const whole = match.captures.find((capture) => capture.name.startsWith("definition."));
+    if (!name || !whole || named.has(name.startIndex)) continue;
+    named.add(name.startIndex);
+    definitions.push({ name: nameOf(name), kind: whole.name.slice("definition.".length), line: name.startPosition.row + 1, signature: signatureOf(whole.node, name, lines) });
+  }
+  return definitions.sort((a, b) => a.line - b.line);
+}
+
+/** A name's text; a C++ conversion operator's node also holds its parameters and qualifiers (`operator bool() const`): up to them. */
+function nameOf(name: Node): string {
+  return name.type === "operator_cast" ? name.text.replace(/\(.*$/s, "").replace(/\s+/g, " ").trim() : name.text;
 }
 
 /**

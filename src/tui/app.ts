@@ -12,7 +12,7 @@ import { createScreen, drawOnly, onSignalExit, writeNow } from "./screen.ts";
 import { terminalProblem } from "./terminfo.ts";
 import { layout, type Layout } from "./layout.ts";
 import { Overlay } from "./overlay.ts";
-import { layerPaneRows } from "./panes/layers-pane.ts";
+import { layerPaneRows, mapLayerRow, type LayerState } from "./panes/layers-pane.ts";
 import { ScreenPanes } from "./panes/screen-panes.ts";
 import { mcpQuestions } from "./mcp-questions.ts";
 import { RenderScheduler, paceFor } from "./render-scheduler.ts";
@@ -92,6 +92,8 @@ class TuiApp {
   /** Each layer against prompts.lock, read once like the layers themselves. */
   private layerStates: ReturnType<typeof layerStates>;
   private readonly lock: ReturnType<typeof readLock>;
+  /** The map layer (config repo_map.layer) as the last run started with it, or as a run would start with it. */
+  private mapRow: (PromptLayer & { state: LayerState }) | null = null;
   private readonly scheduler: RenderScheduler;
   private readonly draw: () => void;
   /** Set when the layout changed since the last full frame: a quick frame would draw the input alone, in its new place. */
@@ -143,7 +145,11 @@ class TuiApp {
         return run;
       },
       confirm: (title, question, lines) => this.modal.confirm(title, question, lines),
-      show: (event, changedFiles) => showEvent(event, panes, changedFiles),
+      show: (event, changedFiles) => {
+        // The run built its map layer just before this event: the pane shows that one (the map's own cache answers).
+        if (event.kind === "run_start") this.refreshMapLayer();
+        return showEvent(event, panes, changedFiles);
+      },
       restartMeters: () => panes.meters.startRun(),
       say: this.say,
       warn: this.warn,
@@ -203,6 +209,18 @@ class TuiApp {
     // Benchmark hook for scripts/bench-tui.ts: does nothing unless GLASSBOX_BENCH_REPORT is set.
     benchHook(this.screen, this.panes.transcript);
     this.paint();
+    this.refreshMapLayer();
+  }
+
+  /** The layers pane's map row, where the config asks for the layer: built after the first frame, the parsers loaded only then. */
+  private refreshMapLayer(): void {
+    if (!this.session.config.repo_map.layer) return;
+    void mapLayer(this.session.workspace, this.session.config)
+      .then((layer) => {
+        this.mapRow = layer && mapLayerRow(layer);
+        this.relayout();
+      })
+      .catch((error) => this.say(`the map layer could not be built: ${(error as Error).message}`));
   }
 
   /** Starts the MCP servers, asking about untrusted ones and quarantined tools in the modal; runs wait for them. */
@@ -299,7 +317,7 @@ class TuiApp {
   }
 
   private layout(): Layout {
-    return layout(this.screen.width as number, this.screen.height as number, layerPaneRows(this.session.layers.length, this.session.mcp.status()), this.composer?.height ?? 1);
+    return layout(this.screen.width as number, this.screen.height as number, layerPaneRows(this.session.layers.length + (this.session.config.repo_map.layer ? 1 : 0), this.session.mcp.status()), this.composer?.height ?? 1);
   }
 
   private relayout(): void {
@@ -328,10 +346,8 @@ class TuiApp {
     panes.status.setContent(statusLine({ state, queued: runs.queued, warning: this.warning, model: session.model.name, workspace: session.workspace.root, sandbox: session.sandbox, insecureTls: session.insecureTls, server: this.server.status() }));
     panes.verdicts.draw();
     panes.meters.draw(meters(runs.view, Date.now()));
-    panes.layers.draw(
-      session.layers.map((layer, index) => ({ ...layer, state: this.layerStates[index] ?? "unlocked" })),
-      session.mcp.status(),
-    );
+    const rows = session.layers.map((layer, index) => ({ ...layer, state: this.layerStates[index] ?? "unlocked" }));
+    panes.layers.draw(this.mapRow ? [...rows, this.mapRow] : rows, session.mcp.status());
     panes.plan.draw(session.checkpoint.todo);
     this.draw();
   }

@@ -6,3 +6,4 @@
 (method_declaration name: (identifier) @name) @definition.method
 (constructor_declaration name: (identifier) @name) @definition.method
 (property_declaration name: (identifier) @name) @definition.method
+(delegate_declaration name: (identifier) @name) @definition.type

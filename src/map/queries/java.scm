@@ -4,3 +4,5 @@
 (record_declaration name: (identifier) @name) @definition.class
 (method_declaration name: (identifier) @name) @definition.method
 (constructor_declaration name: (identifier) @name) @definition.method
+(annotation_type_declaration name: (identifier) @name) @definition.interface
+(annotation_type_element_declaration name: (identifier) @name) @definition.method

@@ -4,3 +4,4 @@
 (class name: (scope_resolution name: (constant) @name)) @definition.class
 (module name: (constant) @name) @definition.module
 (program (assignment left: (constant) @name) @definition.constant)
+(module name: (scope_resolution name: (constant) @name)) @definition.module

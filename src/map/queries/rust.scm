@@ -9,3 +9,4 @@
 (static_item name: (identifier) @name) @definition.constant
 (mod_item name: (identifier) @name) @definition.module
 (macro_definition name: (identifier) @name) @definition.function
+(associated_type name: (type_identifier) @name) @definition.type

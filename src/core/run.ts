@@ -4,7 +4,7 @@ import type { Clock } from "../protocol/clock.ts";
 import type { Message, ToolCallRequest } from "../protocol/messages.ts";
 import { argumentsText } from "../protocol/messages.ts";
 import { canonicalJson, decodeArguments } from "../protocol/canonical.ts";
-import { ModelError, type ModelClient, type ToolDeclaration } from "../protocol/model.ts";
+import { ModelError, type ModelClient, type ToolDeclaration, type ToolProtocol } from "../protocol/model.ts";
 import type { SandboxInfo } from "../protocol/sandbox-info.ts";
 import { ContextManager, emptyContext, estimateTokens, transcriptChars, type ContextState, type NextRequest } from "./context.ts";
 import { DEFAULT_BUDGET_WARNING, DEFAULT_CONTEXT_POLICY, DEFAULT_STALL_RULES, type BudgetWarning, type ContextPolicy, type StallRules } from "./discipline.ts";
@@ -86,6 +86,7 @@ export class Run implements RunStanding {
   private readonly supervisor: Supervisor;
   private readonly replyTokenCap: number;
   private readonly faults: ReplyFaults;
+  private toolProtocol: ToolProtocol = "native";
 
   constructor(private readonly input: RunInput) {
     const { limits, clock, checkpoint } = input;
@@ -131,6 +132,16 @@ export class Run implements RunStanding {
     return Boolean(this.input.signal?.aborted);
   }
 
+  /** Before the first event: which tool protocol the model is spoken to in (a server that cannot say: native). */
+  async prepare(): Promise<void> {
+    try {
+      const choice = await this.input.model.toolProtocol?.(this.input.signal ?? new AbortController().signal);
+      if (choice) this.toolProtocol = choice.protocol;
+    } catch {
+      // The run's first request meets the same server and says what is wrong.
+    }
+  }
+
   /** The run's first event: what it runs with. */
   startEvent(): AgentEvent {
     return {
@@ -144,6 +155,7 @@ export class Run implements RunStanding {
       started_at: new Date(this.started).toISOString(),
       prompt_layers: this.input.promptLayers ?? [],
       ...(this.input.sandbox ? { sandbox: this.input.sandbox } : {}),
+      tool_protocol: this.toolProtocol,
     };
   }
 

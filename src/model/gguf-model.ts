@@ -59,6 +59,10 @@ export class GgufModel implements ModelClient {
     return (await this.ready(signal)).countPromptTokens(messages, tools, signal);
   }
 
+  async templateTools(signal: AbortSignal): Promise<boolean | null> {
+    return (await this.ready(signal)).templateTools(signal);
+  }
+
   async *reply(request: ModelRequest): AsyncIterable<ModelDelta> {
     const inner = await this.ready(request.signal);
     try {

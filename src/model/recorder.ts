@@ -12,6 +12,7 @@ export class RecordingModel implements ModelClient {
   private readonly replies: ScriptedReply[] = [];
   readonly contextSize?: ModelClient["contextSize"];
   readonly countPromptTokens?: ModelClient["countPromptTokens"];
+  readonly templateTools?: ModelClient["templateTools"];
 
   constructor(
     private readonly inner: ModelClient,

@@ -1,5 +1,6 @@
 import type { SandboxInfo } from "./sandbox-info.ts";
 import type { Limits } from "./limits.ts";
+import type { ToolProtocol } from "./model.ts";
 
 export const DECISIONS = ["allowed", "refused", "denied", "error", "stopped"] as const;
 export type Decision = (typeof DECISIONS)[number];
@@ -34,6 +35,8 @@ export type AgentEvent =
       prompt_layers: Array<{ name: string; origin: string; digest: string }>;
       /** How checks are confined (absent when the loop runs without a session, as in unit tests). */
       sandbox?: SandboxInfo;
+      /** How tools reach the model: the request's tools and tool roles, or described in the system prompt (a template that knows none). */
+      tool_protocol: ToolProtocol;
     }
   /** The prompt layers differ from the workspace's prompts.lock (one line per finding). */
   | { kind: "prompt_drift"; findings: string[] }

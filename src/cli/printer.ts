@@ -35,6 +35,8 @@ export function formatEvent(event: AgentEvent): string | null {
       return `[${event.step}] note: ${event.text}`;
     case "model_retry":
       return `[${event.step}] reconnecting (attempt ${event.attempt}): ${event.reason}`;
+    case "cache_miss":
+      return `[${event.step}] cache: the server reused ${event.reused} of ${event.expected} prompt tokens it could have kept: ${event.cause}`;
     case "truncation_suspected":
       return `[${event.step}] warning: the server counted ${event.reported_prompt_tokens} prompt tokens but about ${event.estimated_prompt_tokens} were sent; it probably cut the front of the prompt (raise num_ctx)`;
     case "tool_call": {

@@ -9,6 +9,7 @@ import type { SandboxInfo } from "../protocol/sandbox-info.ts";
 import { ContextManager, emptyContext, estimateTokens, transcriptChars, type ContextState, type NextRequest } from "./context.ts";
 import { DEFAULT_BUDGET_WARNING, DEFAULT_CONTEXT_POLICY, DEFAULT_STALL_RULES, type BudgetWarning, type ContextPolicy, type StallRules } from "./discipline.ts";
 import { Supervisor, type Said } from "./supervisor.ts";
+import { CacheWatch } from "./cache-watch.ts";
 import type { GateDecision } from "./gate.ts";
 import { ReplyBuilder, type AssembledReply } from "../model/reply.ts";
 import { ReplyFaults, cutOffCall, replayableCalls } from "./reply-faults.ts";
@@ -87,6 +88,7 @@ export class Run implements RunStanding {
   private readonly replyTokenCap: number;
   private readonly faults: ReplyFaults;
   private toolProtocol: ToolProtocol = "native";
+  private readonly cacheWatch: CacheWatch;
 
   constructor(private readonly input: RunInput) {
     const { limits, clock, checkpoint } = input;
@@ -118,6 +120,7 @@ export class Run implements RunStanding {
     });
     this.replyTokenCap = input.replyTokenCap ?? 0;
     this.faults = new ReplyFaults(this.replyTokenCap);
+    this.cacheWatch = new CacheWatch(() => input.model.cacheNote?.() ?? null);
   }
 
   get tokens(): number {
@@ -272,6 +275,8 @@ export class Run implements RunStanding {
       cached_tokens: reply.cached_tokens,
       prefill_ms: reply.prefill_ms,
     };
+    const miss = this.cacheWatch.observe(this.steps, request.messages, reply.prompt_tokens, reply.cached_tokens);
+    if (miss) yield miss;
     const estimated = request.estimatedTokens;
     if (reply.prompt_tokens !== null && estimated >= TRUNCATION_FLOOR && reply.prompt_tokens < estimated * TRUNCATION_RATIO) {
       yield { kind: "truncation_suspected", step: this.steps, estimated_prompt_tokens: estimated, reported_prompt_tokens: reply.prompt_tokens };

@@ -13,6 +13,7 @@ export class RecordingModel implements ModelClient {
   readonly contextSize?: ModelClient["contextSize"];
   readonly countPromptTokens?: ModelClient["countPromptTokens"];
   readonly templateTools?: ModelClient["templateTools"];
+  readonly cacheNote?: ModelClient["cacheNote"];
 
   constructor(
     private readonly inner: ModelClient,

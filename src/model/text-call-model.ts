@@ -12,6 +12,7 @@ export class TextCallModel implements ModelClient {
   readonly contextSize?: ModelClient["contextSize"];
   readonly countPromptTokens?: ModelClient["countPromptTokens"];
   readonly templateTools?: ModelClient["templateTools"];
+  readonly cacheNote?: ModelClient["cacheNote"];
 
   constructor(private readonly inner: ModelClient) {
     Object.assign(this, serverQuestionsOf(inner));

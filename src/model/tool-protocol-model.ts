@@ -33,6 +33,7 @@ export function refusesTools(error: unknown): boolean {
  */
 export class ToolProtocolModel implements ModelClient {
   readonly contextSize?: ModelClient["contextSize"];
+  readonly cacheNote?: ModelClient["cacheNote"];
   private choice: Promise<ToolProtocolChoice> | null = null;
 
   constructor(
@@ -40,6 +41,7 @@ export class ToolProtocolModel implements ModelClient {
     private readonly setting: ToolProtocolSetting,
   ) {
     if (inner.contextSize) this.contextSize = (signal) => inner.contextSize!(signal);
+    if (inner.cacheNote) this.cacheNote = () => inner.cacheNote!();
   }
 
   get name(): string {

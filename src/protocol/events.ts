@@ -68,6 +68,12 @@ export type AgentEvent =
       cached_tokens: number | null;
       prefill_ms: number | null;
     }
+  /**
+   * The server reused far less of the prompt than the conversation allowed: `reused` is its own
+   * count (`timings.cache_n`), `expected` what it could have kept (the previous prompt, or the part
+   * before the first message that changed), `cause` the likely reason, in a sentence.
+   */
+  | { kind: "cache_miss"; step: number; reused: number; expected: number; cause: string }
   /** The server counted far fewer prompt tokens than were sent: it probably cut the front off. */
   | { kind: "truncation_suspected"; step: number; estimated_prompt_tokens: number; reported_prompt_tokens: number }
   | {

@@ -92,6 +92,8 @@ export interface ModelClient {
   countPromptTokens?(messages: Message[], tools: ToolDeclaration[], signal: AbortSignal): Promise<number | null>;
   /** Whether the server's chat template renders tools (llama.cpp's chat_template_caps, Ollama's `tools` capability); null when it does not say. */
   templateTools?(signal: AbortSignal): Promise<boolean | null>;
+  /** What is known of the server's prompt cache that would explain a miss (a sliding-window model started without --swa-full); null: nothing. */
+  cacheNote?(): string | null;
   /** The tool protocol this model is spoken to in (a wrapper that chooses one); absent: native. */
   toolProtocol?(signal: AbortSignal): Promise<ToolProtocolChoice>;
 }
@@ -100,8 +102,9 @@ export interface ModelClient {
  * What a wrapper (text-call recovery, recording) answers of the server's own questions: the same as
  * the model it wraps, so wrapping never hides the window or the prompt's count.
  */
-export function serverQuestionsOf(inner: ModelClient): Pick<ModelClient, "contextSize" | "countPromptTokens" | "templateTools"> {
+export function serverQuestionsOf(inner: ModelClient): Pick<ModelClient, "contextSize" | "countPromptTokens" | "templateTools" | "cacheNote"> {
   return {
+    ...(inner.cacheNote ? { cacheNote: () => inner.cacheNote!() } : {}),
     ...(inner.templateTools ? { templateTools: (signal: AbortSignal) => inner.templateTools!(signal) } : {}),
     ...(inner.contextSize ? { contextSize: (signal: AbortSignal) => inner.contextSize!(signal) } : {}),
     ...(inner.countPromptTokens ? { countPromptTokens: (messages: Message[], tools: ToolDeclaration[], signal: AbortSignal) => inner.countPromptTokens!(messages, tools, signal) } : {}),

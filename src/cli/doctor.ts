@@ -114,12 +114,14 @@ async function probe(spec: ModelSpec, name: string, configured: ModelOptions, pl
 async function probeOwnServer(spec: Extract<ModelSpec, { kind: "gguf" }>, name: string, options: ModelOptions, place: ServerPlace): Promise<Finding[]> {
   const model = createModel(spec, name, options, undefined, place) as GgufModel;
   const command: Finding = { ok: true, text: `llama-server command: ${serverCommand(model.launch, 0).join(" ").replace("--port 0", "--port PORT")} (PORT: a free one)` };
+  const plan = model.launch.plan;
+  const planned: Finding[] = plan ? [{ ok: true, text: `window ${plan.window} tokens a slot: ${plan.windowReason}` }, ...(plan.cachePlan ? [{ ok: true, text: `cache: ${plan.cachePlan}` }] : [])] : [];
   try {
     const started = await model.start();
     const loaded: Finding = { ok: true, text: `started llama-server (pid ${started.pid}, port ${started.port}), model loaded in ${started.load_ms} ms; log ${started.log}` };
-    return [command, loaded, ...(await probe({ kind: "llamacpp", baseUrl: model.running!.url }, name, options, place))];
+    return [command, ...planned, loaded, ...(await probe({ kind: "llamacpp", baseUrl: model.running!.url }, name, options, place))];
   } catch (error) {
-    return [command, { ok: false, text: `llama-server did not start: ${(error as Error).message}`, fix: "the log named above says why: a model this llama-server cannot load, or an argument of llama_server.args it does not know" }];
+    return [command, ...planned, { ok: false, text: `llama-server did not start: ${(error as Error).message}`, fix: "the log named above says why: a model this llama-server cannot load, or an argument of llama_server.args it does not know" }];
   } finally {
     await model.stop();
   }

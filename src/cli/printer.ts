@@ -30,7 +30,7 @@ export function formatEvent(event: AgentEvent): string | null {
     case "model_info":
       return `server context window: ${event.context_size} tokens`;
     case "server_start":
-      return `started llama-server (pid ${event.pid}, port ${event.port}), model loaded in ${(event.load_ms / 1000).toFixed(1)}s; log ${event.log}\n  ${event.command.join(" ")}`;
+      return `started llama-server (pid ${event.pid}, port ${event.port}), model loaded in ${(event.load_ms / 1000).toFixed(1)}s; log ${event.log}\n  ${event.command.join(" ")}\n  window ${event.window} tokens a slot: ${event.window_reason}${event.cache_plan ? `\n  cache: ${event.cache_plan}` : ""}`;
     case "model_notice":
       return `[${event.step}] note: ${event.text}`;
     case "model_retry":

@@ -1,4 +1,5 @@
 import type { EventOf } from "../protocol/events.ts";
+import type { ToolDeclaration } from "../protocol/model.ts";
 import { argumentsText, messageChars, type Message } from "../protocol/messages.ts";
 
 /** A miss: the server reused under this share of what the conversation allowed... */
@@ -9,6 +10,8 @@ const MISS_FLOOR = 256;
 /** One request as the watch remembers it: its messages (as sent) and its size in the server's tokens. */
 interface Sent {
   messages: readonly Message[];
+  /** The tool declarations' JSON: rendered before the messages, in the system prompt (native templates and the prompted protocol alike). */
+  tools: string;
   promptTokens: number;
 }
 
@@ -27,15 +30,18 @@ export class CacheWatch {
   /** `known`: what the model's side knows of its server's cache (a sliding-window model started without --swa-full), or null. */
   constructor(private readonly known: () => string | null = () => null) {}
 
-  observe(step: number, messages: readonly Message[], promptTokens: number | null, reused: number | null): EventOf<"cache_miss"> | null {
+  observe(step: number, messages: readonly Message[], tools: readonly ToolDeclaration[], promptTokens: number | null, reused: number | null): EventOf<"cache_miss"> | null {
     if (promptTokens === null || reused === null) return null;
     const previous = this.previous;
-    this.previous = { messages, promptTokens };
+    const sent = { messages, tools: tools.length ? JSON.stringify(tools) : "", promptTokens };
+    this.previous = sent;
     const reusedBefore = this.everReused;
     if (reused > 0) this.everReused = true;
     if (!previous) return null;
-    const changedAt = firstChange(previous.messages, messages);
-    const expected = changedAt === null ? previous.promptTokens : Math.floor((previous.promptTokens * charsOf(previous.messages.slice(0, changedAt))) / Math.max(1, charsOf(previous.messages)));
+    // New tools change the prompt at its start, before the first message.
+    const changedAt = previous.tools === sent.tools ? firstChange(previous.messages, messages) : 0;
+    const kept = changedAt === null ? 0 : (previous.tools === sent.tools ? previous.tools.length : 0) + charsOf(previous.messages.slice(0, changedAt));
+    const expected = changedAt === null ? previous.promptTokens : Math.floor((previous.promptTokens * kept) / Math.max(1, previous.tools.length + charsOf(previous.messages)));
     if (expected - reused < MISS_FLOOR || reused >= expected * MISS_SHARE) return null;
     return { kind: "cache_miss", step, reused, expected, cause: this.cause(changedAt, reusedBefore) };
   }

@@ -275,7 +275,7 @@ export class Run implements RunStanding {
       cached_tokens: reply.cached_tokens,
       prefill_ms: reply.prefill_ms,
     };
-    const miss = this.cacheWatch.observe(this.steps, request.messages, reply.prompt_tokens, reply.cached_tokens);
+    const miss = this.cacheWatch.observe(this.steps, request.messages, this.declarations, reply.prompt_tokens, reply.cached_tokens);
     if (miss) yield miss;
     const estimated = request.estimatedTokens;
     if (reply.prompt_tokens !== null && estimated >= TRUNCATION_FLOOR && reply.prompt_tokens < estimated * TRUNCATION_RATIO) {

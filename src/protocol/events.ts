@@ -123,8 +123,12 @@ export type AgentEvent =
   | { kind: "mcp_server"; server: string; state: string; tools: number; reason: string }
   /** A workspace-defined MCP server was not started: nobody trusted this exact definition. */
   | { kind: "mcp_untrusted"; server: string; file: string; hash: string; reason: string }
-  /** glassbox started llama-server for a gguf: model: its command line, pid, port, time to load, log (workspace-relative). */
-  | { kind: "server_start"; command: string[]; pid: number; port: number; load_ms: number; log: string }
+  /**
+   * glassbox started llama-server for a gguf: model: its command line (the flags added for the
+   * model's architecture included), pid, port, time to load, log (workspace-relative), the window
+   * per slot and why, and what was chosen for the prompt cache with its memory.
+   */
+  | { kind: "server_start"; command: string[]; pid: number; port: number; load_ms: number; log: string; window: number; window_reason: string; cache_plan?: string }
   /** An MCP tool was not offered: its definition differs from prompts.lock, or changed during the session. */
   | { kind: "tool_quarantined"; tool: string; server: string; digest: string; locked: string | null; reason: string }
   /** An MCP tool was not offered because it cannot be checked (a schema that does not compile, over a cap, a bad name). */

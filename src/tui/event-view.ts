@@ -54,6 +54,8 @@ function showInTranscript(event: AgentEvent, panes: EventPanes): boolean {
       return true;
     case "server_start":
       t.line(`started llama-server (pid ${event.pid}, port ${event.port}), model loaded in ${(event.load_ms / 1000).toFixed(1)}s; log ${event.log}`, "notice");
+      t.line(`window ${event.window} tokens a slot: ${event.window_reason}`, "notice");
+      if (event.cache_plan) t.line(`cache: ${event.cache_plan}`, "notice");
       return true;
     case "prompt_drift":
       t.line(`prompt layers differ from prompts.lock: ${event.findings.join("; ")}`, "notice");

@@ -24,9 +24,9 @@ function conversation(turns: number): Message[] {
 test("a change early in the conversation that the server did not keep is a miss, naming the message and the sliding-window cause", () => {
   const watch = new CacheWatch();
   const before = conversation(16);
-  expect(watch.observe(1, before, 2973, 2794)).toBeNull();
+  expect(watch.observe(1, before, [], 2973, 2794)).toBeNull();
   const after = before.map((message, index) => (index === 3 ? { ...message, content: "[cut]" } : message));
-  const miss = watch.observe(2, after, 2839, 1)!;
+  const miss = watch.observe(2, after, [], 2839, 1)!;
   expect(miss).toMatchObject({ kind: "cache_miss", step: 2, reused: 1 });
   // The part before message 4 (index 3): 3 of the 33 messages' characters, of the previous prompt's 2,973 tokens.
   expect(miss.expected).toBe(Math.floor((2973 * 1200) / (33 * 400)));
@@ -34,20 +34,33 @@ test("a change early in the conversation that the server did not keep is a miss,
   expect(miss.cause).toContain("--swa-full");
 });
 
+test("the tools, rendered before the messages, count in the part the server could keep", () => {
+  const tools = [{ name: "read_file", description: "d".repeat(11_800), parameters: {} }];
+  const toolChars = JSON.stringify(tools).length;
+  const watch = new CacheWatch();
+  const before = conversation(16);
+  watch.observe(1, before, tools, 5973, 5794);
+  const after = before.map((message, index) => (index === 3 ? { ...message, content: "[cut]" } : message));
+  const miss = watch.observe(2, after, tools, 5839, 1)!;
+  expect(miss.expected).toBe(Math.floor((5973 * (toolChars + 1200)) / (toolChars + 33 * 400)));
+  // New tools: a change before the first message, nothing could be kept.
+  expect(watch.observe(3, after, [], 5000, 0)).toBeNull();
+});
+
 test("a compaction whose prefix the server kept is no miss (--swa-full: 324 reused of about 270 allowed)", () => {
   const watch = new CacheWatch();
   const before = conversation(16);
-  watch.observe(1, before, 2973, 2794);
+  watch.observe(1, before, [], 2973, 2794);
   const after = before.map((message, index) => (index === 3 ? { ...message, content: "[cut]" } : message));
-  expect(watch.observe(2, after, 2839, 324)).toBeNull();
+  expect(watch.observe(2, after, [], 2839, 324)).toBeNull();
 });
 
 test("a prompt that only grew, served whole: another client on the slot; what the model's side knows is added", () => {
   const watch = new CacheWatch(() => "a sliding-window model (gemma3) started without --swa-full");
   const first = conversation(4);
-  watch.observe(1, first, 1200, 0);
-  watch.observe(2, conversation(5), 1500, 1190);
-  const miss = watch.observe(3, conversation(6), 1800, 12)!;
+  watch.observe(1, first, [], 1200, 0);
+  watch.observe(2, conversation(5), [], 1500, 1190);
+  const miss = watch.observe(3, conversation(6), [], 1800, 12)!;
   expect(miss).toMatchObject({ reused: 12, expected: 1500 });
   expect(miss.cause).toStartWith("another client on the slot");
   expect(miss.cause).toContain("gemma3");
@@ -55,20 +68,20 @@ test("a prompt that only grew, served whole: another client on the slot; what th
 
 test("a server that never reuses anything: its cache is off", () => {
   const watch = new CacheWatch();
-  watch.observe(1, conversation(4), 1200, 0);
-  expect(watch.observe(2, conversation(5), 1500, 0)!.cause).toStartWith("the server's prompt cache is off");
+  watch.observe(1, conversation(4), [], 1200, 0);
+  expect(watch.observe(2, conversation(5), [], 1500, 0)!.cause).toStartWith("the server's prompt cache is off");
 });
 
 test("small shortfalls, small prompts and servers that do not say are no miss", () => {
   const watch = new CacheWatch();
-  watch.observe(1, conversation(1), 200, 0);
-  expect(watch.observe(2, conversation(2), 400, 0)).toBeNull();
-  expect(watch.observe(3, conversation(3), 600, null)).toBeNull();
+  watch.observe(1, conversation(1), [], 200, 0);
+  expect(watch.observe(2, conversation(2), [], 400, 0)).toBeNull();
+  expect(watch.observe(3, conversation(3), [], 600, null)).toBeNull();
   const grown = new CacheWatch();
-  grown.observe(1, conversation(10), 3000, 2000);
-  expect(grown.observe(2, conversation(11), 3300, 2999)).toBeNull();
-  expect(grown.observe(3, conversation(12), 3600, 1700)).toBeNull();
-  expect(grown.observe(4, conversation(13), 3900, 1700)).not.toBeNull();
+  grown.observe(1, conversation(10), [], 3000, 2000);
+  expect(grown.observe(2, conversation(11), [], 3300, 2999)).toBeNull();
+  expect(grown.observe(3, conversation(12), [], 3600, 1700)).toBeNull();
+  expect(grown.observe(4, conversation(13), [], 3900, 1700)).not.toBeNull();
 });
 
 test("a run says the miss as an event after the reply that showed it, and the printer's line says it too", async () => {

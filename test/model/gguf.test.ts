@@ -26,7 +26,20 @@ describe("reading a GGUF file's header", () => {
   }, 60_000);
 
   test("the architecture, the name, the trained window and the size", () => {
-    expect(readGgufHeader(model)).toEqual({ architecture: "qwen2", name: "glassbox test prose", contextLength: 16384, sizeBytes: size });
+    expect(readGgufHeader(model)).toEqual({
+      architecture: "qwen2",
+      name: "glassbox test prose",
+      contextLength: 16384,
+      sizeBytes: size,
+      // 2 layers, 2 heads of 64 over a width of 128, one KV head; no sliding window, no recurrent state.
+      memory: { layers: 2, kvHeads: 1, headDim: 64, slidingWindow: null, slidingLayers: 0, recurrent: false },
+    });
+  });
+
+  test("Gemma 3's sliding-window layers: the window from the file, and llama.cpp's pattern (five of every six layers slide)", async () => {
+    const gemma = readGgufHeader(await testModel("gemma3"));
+    expect(gemma.architecture).toBe("gemma3");
+    expect(gemma.memory).toEqual({ layers: 6, kvHeads: 1, headDim: 64, slidingWindow: 128, slidingLayers: 5, recurrent: false });
   });
 
   test("a file cut short in its tensor data is refused as truncated, naming both sizes", () => {

@@ -548,7 +548,7 @@ const GGML_TYPE = { f32: 0, f16: 1 } as const;
 const ALIGNMENT = 32;
 
 /** Just enough of GGUF v3 (github.com/ggml-org/ggml docs/gguf.md) to write these models. */
-class GgufWriter {
+export class GgufWriter {
   private metadata = new ByteWriter();
   private metadataCount = 0;
   private tensors: { name: string; dims: number[]; data: Float32Array | Float16Array }[] = [];

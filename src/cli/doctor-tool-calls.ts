@@ -1,6 +1,6 @@
 import type { ModelSpec } from "../model/model-spec.ts";
 import { recoverTextCalls } from "../model/text-calls/index.ts";
-import type { ModelClient, ToolDeclaration } from "../protocol/model.ts";
+import type { ModelClient, ToolDeclaration, ToolProtocol } from "../protocol/model.ts";
 import type { Finding } from "./doctor-finding.ts";
 
 /** The probe's one tool: harmless, no arguments, and a question only it answers. */
@@ -18,6 +18,9 @@ const TEMPLATE_FIX: Record<Exclude<ModelSpec["kind"], "scripted" | "gguf">, stri
   ollama: "use a model whose template declares tools (`ollama show MODEL` lists `tools` under Capabilities), e.g. qwen2.5 or qwen3, or a Modelfile TEMPLATE that renders .Tools",
 };
 
+/** What helps when glassbox described the tool in the system prompt (the prompted protocol) and the model did not call it. */
+const PROMPTED_FIX = "glassbox speaks to this model in the prompted tool protocol; the probe asked once: run a task and read its transcript to see whether the model calls tools when the task needs them";
+
 /** What helps when the template shows the tools and the model still answers in prose. */
 const PROSE_FIX =
   "use a model trained for tool calls (an -Instruct or -Coder build of Qwen2.5, Qwen3, Llama 3.1 or later, Mistral), or one that writes its calls in a text form glassbox recovers (JSON, <tool_call>, <function=…>)";
@@ -29,7 +32,7 @@ const PROSE_FIX =
  * template (llama.cpp's `chat_template_caps.supports_tools`, Ollama's `tools` capability; null
  * when it did not say): it tells a template that cannot show the tools from a model that ignores them.
  */
-export async function toolCallProbe(model: ModelClient, kind: keyof typeof TEMPLATE_FIX, templateTools: boolean | null, signal: AbortSignal): Promise<Finding> {
+export async function toolCallProbe(model: ModelClient, kind: keyof typeof TEMPLATE_FIX, templateTools: boolean | null, signal: AbortSignal, protocol: ToolProtocol = "native"): Promise<Finding> {
   let text = "";
   let native = false;
   try {
@@ -44,6 +47,7 @@ export async function toolCallProbe(model: ModelClient, kind: keyof typeof TEMPL
   const recovered = recoverTextCalls(text, [PROBE_TOOL]);
   if (recovered) return { ok: true, text: `tool calls: text (${recovered.form}): the model writes its calls in the reply's text; glassbox recovers them` };
   const quoted = text.trim() ? JSON.stringify(text.trim().slice(0, 60)) : "";
+  if (protocol === "prompted") return { ok: false, text: `tool calls: none (the tool was described in the system prompt and the model answered in prose${quoted ? `: ${quoted}` : ""})`, fix: PROMPTED_FIX };
   if (templateTools === false) return { ok: false, text: `tool calls: none (the chat template cannot render tools${quoted ? `; the model answered ${quoted}` : ""})`, fix: TEMPLATE_FIX[kind] };
   if (templateTools === true) return { ok: false, text: `tool calls: none (the model was offered one tool and answered in prose${quoted ? `: ${quoted}` : ""})`, fix: PROSE_FIX };
   const answered = quoted ? `; it answered ${quoted}` : "";

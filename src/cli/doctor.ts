@@ -20,12 +20,17 @@ import type { GgufModel } from "../model/gguf-model.ts";
 import { serverCommand } from "../model/llama-server-process.ts";
 import type { Finding } from "./doctor-finding.ts";
 import { toolCallProbe } from "./doctor-tool-calls.ts";
+import { ToolProtocolModel } from "../model/tool-protocol-model.ts";
+import type { ToolProtocolSetting } from "../protocol/model.ts";
 
 /** Room for a tool call (and a thinking model's preamble) in the probe's reply, unless the config caps replies lower; the round trip needs 8. */
 const PROBE_TOKENS = 512;
 /** The info endpoints and the round trip answer in seconds; the probe's reply may be hundreds of tokens from a slow model. */
 const INFO_TIMEOUT_MS = 15_000;
 const PROBE_TIMEOUT_MS = 60_000;
+
+/** How a template without tools is spoken to. */
+const PROMPTED = "the prompted tool protocol";
 
 const START_SERVER = {
   llamacpp: "start it: llama-server -m MODEL.gguf --jinja --port 8080 (or pass --model llamacpp:URL)",
@@ -85,12 +90,19 @@ async function probe(spec: ModelSpec, name: string, configured: ModelOptions, pl
     }
   };
   const server =
-    spec.kind === "llamacpp" ? await llamaCppFindings(spec.baseUrl, ask, place.access ?? NO_ACCESS) : spec.kind === "openai" ? await openAiFindings(spec.baseUrl, place, ask) : await ollamaFindings(spec.baseUrl, spec.model, options, ask);
+    spec.kind === "llamacpp"
+      ? await llamaCppFindings(spec.baseUrl, ask, place.access ?? NO_ACCESS, place.config.tool_protocol ?? "auto")
+      : spec.kind === "openai"
+        ? await openAiFindings(spec.baseUrl, place, ask)
+        : await ollamaFindings(spec.baseUrl, spec.model, options, ask, place.config.tool_protocol ?? "auto");
   const findings = [{ ok: true, text: keyLine(place.access ?? NO_ACCESS) }, ...server.findings];
   if (!server.reachable) return findings;
   findings.push(await roundTrip(spec, name, options, place, signal));
-  const probeModel = createModel(spec, name, ModelOptionsSchema.parse({ ...configured, max_tokens: Math.min(PROBE_TOKENS, configured.max_tokens) }), undefined, place);
-  findings.push(await toolCallProbe(probeModel, spec.kind, server.templateTools, AbortSignal.timeout(PROBE_TIMEOUT_MS)));
+  const probeOptions = ModelOptionsSchema.parse({ ...configured, max_tokens: Math.min(PROBE_TOKENS, configured.max_tokens) });
+  const probeModel = new ToolProtocolModel(createModel(spec, name, probeOptions, undefined, place), place.config.tool_protocol ?? "auto");
+  const choice = await probeModel.toolProtocol(signal);
+  findings.push({ ok: true, text: `tool protocol: ${choice.protocol} (${choice.why})` });
+  findings.push(await toolCallProbe(probeModel, spec.kind, server.templateTools, AbortSignal.timeout(PROBE_TIMEOUT_MS), choice.protocol));
   return findings;
 }
 
@@ -102,12 +114,14 @@ async function probe(spec: ModelSpec, name: string, configured: ModelOptions, pl
 async function probeOwnServer(spec: Extract<ModelSpec, { kind: "gguf" }>, name: string, options: ModelOptions, place: ServerPlace): Promise<Finding[]> {
   const model = createModel(spec, name, options, undefined, place) as GgufModel;
   const command: Finding = { ok: true, text: `llama-server command: ${serverCommand(model.launch, 0).join(" ").replace("--port 0", "--port PORT")} (PORT: a free one)` };
+  const plan = model.launch.plan;
+  const planned: Finding[] = plan ? [{ ok: true, text: `window ${plan.window} tokens a slot: ${plan.windowReason}` }, ...(plan.cachePlan ? [{ ok: true, text: `cache: ${plan.cachePlan}` }] : [])] : [];
   try {
     const started = await model.start();
     const loaded: Finding = { ok: true, text: `started llama-server (pid ${started.pid}, port ${started.port}), model loaded in ${started.load_ms} ms; log ${started.log}` };
-    return [command, loaded, ...(await probe({ kind: "llamacpp", baseUrl: model.running!.url }, name, options, place))];
+    return [command, ...planned, loaded, ...(await probe({ kind: "llamacpp", baseUrl: model.running!.url }, name, options, place))];
   } catch (error) {
-    return [command, { ok: false, text: `llama-server did not start: ${(error as Error).message}`, fix: "the log named above says why: a model this llama-server cannot load, or an argument of llama_server.args it does not know" }];
+    return [command, ...planned, { ok: false, text: `llama-server did not start: ${(error as Error).message}`, fix: "the log named above says why: a model this llama-server cannot load, or an argument of llama_server.args it does not know" }];
   } finally {
     await model.stop();
   }
@@ -144,7 +158,7 @@ function unreachable(why: string, fix: string): ServerFindings {
   return { findings: [{ ok: false, text: `server not reachable: ${why}`, fix: certificate ? "trust the CA that signed the server's certificate with --ca-file FILE" : fix }], reachable: false, templateTools: null };
 }
 
-async function llamaCppFindings(baseUrl: string, ask: Ask, access: ServerAccess): Promise<ServerFindings> {
+async function llamaCppFindings(baseUrl: string, ask: Ask, access: ServerAccess, protocol: ToolProtocolSetting): Promise<ServerFindings> {
   const health = await ask(`${baseUrl}/health`);
   if (health.status === 0) return unreachable(health.excerpt, START_SERVER.llamacpp);
   const findings: Finding[] = [
@@ -168,7 +182,9 @@ async function llamaCppFindings(baseUrl: string, ask: Ask, access: ServerAccess)
   const templateTools = typeof caps?.supports_tools === "boolean" ? caps.supports_tools : typeof caps?.supports_tool_calls === "boolean" ? caps.supports_tool_calls : null;
   findings.push(
     templateTools === false
-      ? { ok: false, text: "the chat template does not support tool calls", fix: "start llama-server with --jinja and a model whose template has tools" }
+      ? protocol === "native"
+        ? { ok: false, text: "the chat template does not support tool calls, and tool_protocol is \"native\"", fix: "set \"tool_protocol\": \"auto\" in glassbox.json (glassbox then describes the tools in the system prompt), or start llama-server with --jinja" }
+        : { ok: true, text: `the chat template has no tools: glassbox describes them in the system prompt (${PROMPTED})` }
       : { ok: true, text: `tool calls ${templateTools ? "supported by the chat template" : "not reported (assumed supported with --jinja)"}` },
   );
   return { findings, reachable: true, templateTools };
@@ -191,7 +207,7 @@ async function openAiFindings(baseUrl: string, place: ServerPlace, ask: Ask): Pr
   return { findings, reachable: using !== null, templateTools: null };
 }
 
-async function ollamaFindings(baseUrl: string, model: string, options: ModelOptions, ask: Ask): Promise<ServerFindings> {
+async function ollamaFindings(baseUrl: string, model: string, options: ModelOptions, ask: Ask, protocol: ToolProtocolSetting): Promise<ServerFindings> {
   const tags = await ask(`${baseUrl}/api/tags`);
   if (tags.status === 0) return unreachable(tags.excerpt, START_SERVER.ollama);
   const findings: Finding[] = [{ ok: tags.status === 200, text: `server up at ${baseUrl}` }];
@@ -207,10 +223,13 @@ async function ollamaFindings(baseUrl: string, model: string, options: ModelOpti
   const trained = modelContextLength(show.json);
   findings.push({ ok: true, text: `context: model trained for ${trained ?? "?"} tokens; glassbox asks for num_ctx ${windowOf(options)}` });
   const capabilities: string[] | undefined = show.json?.capabilities;
+  const noTools = capabilities && !capabilities.includes("tools");
   findings.push(
-    capabilities && !capabilities.includes("tools")
-      ? { ok: false, text: `model ${model} does not support tool calls (capabilities: ${capabilities.join(", ")})`, fix: "pick a model with tool support, e.g. qwen2.5" }
-      : { ok: true, text: `tool calls ${capabilities ? "supported" : "not reported"}` },
+    noTools && protocol === "native"
+      ? { ok: false, text: `model ${model} does not support tool calls (capabilities: ${capabilities.join(", ")}), and tool_protocol is "native"`, fix: 'set "tool_protocol": "auto" in glassbox.json (glassbox then describes the tools in the system prompt)' }
+      : noTools
+        ? { ok: true, text: `model ${model} has no tools capability (capabilities: ${capabilities.join(", ")}): glassbox describes the tools in the system prompt (${PROMPTED})` }
+        : { ok: true, text: `tool calls ${capabilities ? "supported" : "not reported"}` },
   );
   return { findings, reachable: true, templateTools: capabilities ? capabilities.includes("tools") : null };
 }

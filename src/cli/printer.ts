@@ -30,11 +30,13 @@ export function formatEvent(event: AgentEvent): string | null {
     case "model_info":
       return `server context window: ${event.context_size} tokens`;
     case "server_start":
-      return `started llama-server (pid ${event.pid}, port ${event.port}), model loaded in ${(event.load_ms / 1000).toFixed(1)}s; log ${event.log}\n  ${event.command.join(" ")}`;
+      return `started llama-server (pid ${event.pid}, port ${event.port}), model loaded in ${(event.load_ms / 1000).toFixed(1)}s; log ${event.log}\n  ${event.command.join(" ")}\n  window ${event.window} tokens a slot: ${event.window_reason}${event.cache_plan ? `\n  cache: ${event.cache_plan}` : ""}`;
     case "model_notice":
       return `[${event.step}] note: ${event.text}`;
     case "model_retry":
       return `[${event.step}] reconnecting (attempt ${event.attempt}): ${event.reason}`;
+    case "cache_miss":
+      return `[${event.step}] cache: the server reused ${event.reused} of ${event.expected} prompt tokens it could have kept: ${event.cause}`;
     case "truncation_suspected":
       return `[${event.step}] warning: the server counted ${event.reported_prompt_tokens} prompt tokens but about ${event.estimated_prompt_tokens} were sent; it probably cut the front of the prompt (raise num_ctx)`;
     case "tool_call": {

@@ -46,5 +46,11 @@ export type StallRules = z.infer<typeof StallRulesSchema>;
 export type BudgetWarning = z.infer<typeof BudgetWarningSchema>;
 
 export const DEFAULT_CONTEXT_POLICY: ContextPolicy = ContextPolicySchema.parse({}, PARSE_ONCE);
+/**
+ * Compaction in fewer, larger steps, for a server that reprocesses the whole prompt after any
+ * change earlier in the conversation (sliding-window layers without --swa-full, recurrent or hybrid
+ * layers): later, and down to a lower share, so each compaction buys more steps before the next.
+ */
+export const BATCHED_CONTEXT_POLICY: ContextPolicy = ContextPolicySchema.parse({ soft_ratio: 0.85, target_ratio: 0.4 }, PARSE_ONCE);
 export const DEFAULT_STALL_RULES: StallRules = StallRulesSchema.parse({}, PARSE_ONCE);
 export const DEFAULT_BUDGET_WARNING: BudgetWarning = BudgetWarningSchema.parse({}, PARSE_ONCE);

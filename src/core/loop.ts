@@ -10,6 +10,7 @@ export type { RunInput } from "./run.ts";
  */
 export async function* runAgent(input: RunInput): AsyncGenerator<AgentEvent> {
   const run = new Run(input);
+  await run.prepare();
   yield run.startEvent();
   for (;;) {
     const limit = run.beforeModel();

@@ -5,11 +5,12 @@ import type { Clock } from "../protocol/clock.ts";
 import type { Message, ToolCallRequest } from "../protocol/messages.ts";
 import { argumentsText } from "../protocol/messages.ts";
 import { canonicalJson, decodeArguments } from "../protocol/canonical.ts";
-import { ModelError, type ModelClient, type ToolDeclaration } from "../protocol/model.ts";
+import { ModelError, type ModelClient, type ToolDeclaration, type ToolProtocol } from "../protocol/model.ts";
 import type { SandboxInfo } from "../protocol/sandbox-info.ts";
 import { ContextManager, emptyContext, estimateTokens, transcriptChars, type ContextState, type NextRequest } from "./context.ts";
 import { DEFAULT_BUDGET_WARNING, DEFAULT_CONTEXT_POLICY, DEFAULT_STALL_RULES, type BudgetWarning, type ContextPolicy, type StallRules } from "./discipline.ts";
 import { Supervisor, type Said } from "./supervisor.ts";
+import { CacheWatch } from "./cache-watch.ts";
 import type { GateDecision } from "./gate.ts";
 import { ReplyBuilder, type AssembledReply } from "../model/reply.ts";
 import { ReplyFaults, cutOffCall, replayableCalls } from "./reply-faults.ts";
@@ -87,6 +88,8 @@ export class Run implements RunStanding {
   private readonly supervisor: Supervisor;
   private readonly replyTokenCap: number;
   private readonly faults: ReplyFaults;
+  private toolProtocol: ToolProtocol = "native";
+  private readonly cacheWatch: CacheWatch;
 
   constructor(private readonly input: RunInput) {
     const { limits, clock, checkpoint } = input;
@@ -118,6 +121,7 @@ export class Run implements RunStanding {
     });
     this.replyTokenCap = input.replyTokenCap ?? 0;
     this.faults = new ReplyFaults(this.replyTokenCap);
+    this.cacheWatch = new CacheWatch(() => input.model.cacheNote?.() ?? null);
   }
 
   get tokens(): number {
@@ -130,6 +134,16 @@ export class Run implements RunStanding {
 
   get aborted(): boolean {
     return Boolean(this.input.signal?.aborted);
+  }
+
+  /** Before the first event: which tool protocol the model is spoken to in (a server that cannot say: native). */
+  async prepare(): Promise<void> {
+    try {
+      const choice = await this.input.model.toolProtocol?.(this.input.signal ?? new AbortController().signal);
+      if (choice) this.toolProtocol = choice.protocol;
+    } catch {
+      // The run's first request meets the same server and says what is wrong.
+    }
   }
 
   /** The run's first event: what it runs with. */
@@ -145,6 +159,7 @@ export class Run implements RunStanding {
       started_at: new Date(this.started).toISOString(),
       prompt_layers: this.input.promptLayers ?? [],
       ...(this.input.sandbox ? { sandbox: this.input.sandbox } : {}),
+      tool_protocol: this.toolProtocol,
     };
   }
 
@@ -261,6 +276,8 @@ export class Run implements RunStanding {
       cached_tokens: reply.cached_tokens,
       prefill_ms: reply.prefill_ms,
     };
+    const miss = this.cacheWatch.observe(this.steps, request.messages, this.declarations, reply.prompt_tokens, reply.cached_tokens);
+    if (miss) yield miss;
     const estimated = request.estimatedTokens;
     if (reply.prompt_tokens !== null && estimated >= TRUNCATION_FLOOR && reply.prompt_tokens < estimated * TRUNCATION_RATIO) {
       yield { kind: "truncation_suspected", step: this.steps, estimated_prompt_tokens: estimated, reported_prompt_tokens: reply.prompt_tokens };

@@ -12,6 +12,11 @@ export interface ServerStarted {
   port: number;
   load_ms: number;
   log: string;
+  /** The window per slot, and why (the trained length, the memory, the config). */
+  window: number;
+  window_reason: string;
+  /** What was chosen for the prompt cache of this architecture, and its memory (absent: nothing to choose). */
+  cache_plan?: string;
 }
 
 /** How long after a failed request the server's exit is waited for: the connection drops a moment before the exit is reported. */
@@ -59,6 +64,15 @@ export class GgufModel implements ModelClient {
     return (await this.ready(signal)).countPromptTokens(messages, tools, signal);
   }
 
+  /** What the server, as started, cannot keep of its cache (a sliding-window model without --swa-full). */
+  cacheNote(): string | null {
+    return this.launch.plan?.cacheNote ?? null;
+  }
+
+  async templateTools(signal: AbortSignal): Promise<boolean | null> {
+    return (await this.ready(signal)).templateTools(signal);
+  }
+
   async *reply(request: ModelRequest): AsyncIterable<ModelDelta> {
     const inner = await this.ready(request.signal);
     try {
@@ -79,7 +93,18 @@ export class GgufModel implements ModelClient {
     this.server = server;
     // Not reconnected: a server glassbox started does not come back by itself, and its death is named at once.
     this.inner = new LlamaCppModel(this.name, server.url, { ...this.options, reconnect_seconds: 0 }, this.wire);
-    return { command: server.command, pid: server.pid, port: server.port, load_ms: loadMs, log: this.launch.logPath };
+    const plan = this.launch.plan;
+    const window = plan?.window ?? Math.floor(this.launch.window / this.launch.slots);
+    return {
+      command: server.command,
+      pid: server.pid,
+      port: server.port,
+      load_ms: loadMs,
+      log: this.launch.logPath,
+      window,
+      window_reason: plan?.windowReason ?? "the launch's window",
+      ...(plan?.cachePlan ? { cache_plan: plan.cachePlan } : {}),
+    };
   }
 
   /** A failed request: when the server has died, the reason is its death, with its log's last line. */

@@ -12,7 +12,28 @@ export interface GgufInfo {
   /** `ARCH.context_length`: the window the model was trained for (null when the file does not say). */
   contextLength: number | null;
   sizeBytes: number;
+  /** What the KV cache of this architecture is made of (what keeps or loses the prompt cache, and what it costs). */
+  memory: GgufMemory;
 }
+
+/** The architecture's memory, from the file's metadata (llama.cpp's keys, `ARCH.…`); null where the file does not say. */
+export interface GgufMemory {
+  layers: number | null;
+  /** Key and value heads, and the width of one, for the KV cache's size per token. */
+  kvHeads: number | null;
+  headDim: number | null;
+  /** `ARCH.attention.sliding_window`: the window of the sliding-window layers (null: none). */
+  slidingWindow: number | null;
+  /** How many of the layers use the sliding window (llama.cpp's pattern for the architecture). */
+  slidingLayers: number;
+  /** Recurrent or hybrid layers (state-space `ssm.*`, RWKV `wkv.*`, short convolutions): a state that cannot be cut back to an earlier token. */
+  recurrent: boolean;
+}
+
+/** llama.cpp's sliding-window patterns: every Nth layer is global, the rest slide (set_swa_pattern). */
+const SWA_PATTERNS: Record<string, number> = { gemma2: 2, gemma3: 6, gemma3n: 5, cohere2: 4, "gpt-oss": 2 };
+/** Metadata that only recurrent or hybrid architectures carry. */
+const RECURRENT_KEYS = /\.(ssm|wkv|shortconv)\.|\.rwkv|time_mix_extra_dim/;
 
 /** A file that is not a whole GGUF; the message is one line, for the person. */
 export class GgufError extends Error {}
@@ -51,8 +72,10 @@ function readHeader(reader: HeaderReader): GgufInfo {
   const tensors = reader.u64();
   const entries = reader.u64();
   const wanted = new Map<string, unknown>();
+  let recurrent = false;
   for (let i = 0; i < entries; i++) {
     const key = reader.string();
+    if (RECURRENT_KEYS.test(key)) recurrent = true;
     const type = reader.u32();
     if (type === STRING || type in SCALAR_SIZES) wanted.set(key, reader.value(type));
     else if (type === ARRAY) reader.skipArray();
@@ -64,7 +87,23 @@ function readHeader(reader: HeaderReader): GgufInfo {
   if (!architecture) throw new GgufError("is damaged: it names no architecture (general.architecture)");
   const context = wanted.get(`${architecture}.context_length`);
   const name = wanted.get("general.name");
-  return { architecture, name: typeof name === "string" ? name : null, contextLength: typeof context === "number" ? context : null, sizeBytes: reader.size };
+  return { architecture, name: typeof name === "string" ? name : null, contextLength: typeof context === "number" ? context : null, sizeBytes: reader.size, memory: memoryOf(architecture, wanted, recurrent) };
+}
+
+function memoryOf(architecture: string, wanted: Map<string, unknown>, recurrent: boolean): GgufMemory {
+  const number = (key: string) => {
+    const value = wanted.get(`${architecture}.${key}`);
+    return typeof value === "number" && value > 0 ? value : null;
+  };
+  const layers = number("block_count");
+  const heads = number("attention.head_count");
+  const width = number("embedding_length");
+  const slidingWindow = number("attention.sliding_window");
+  const pattern = SWA_PATTERNS[architecture] ?? number("attention.sliding_window_pattern");
+  let slidingLayers = 0;
+  if (slidingWindow && layers) for (let layer = 0; layer < layers; layer++) if (!pattern || layer % pattern < pattern - 1) slidingLayers++;
+  const headDim = number("attention.key_length") ?? (heads && width ? width / heads : null);
+  return { layers, kvHeads: number("attention.head_count_kv") ?? heads, headDim, slidingWindow, slidingLayers, recurrent };
 }
 
 /** Where the last tensor's data ends: the tensor table's end, aligned, plus the furthest tensor's offset and size. */

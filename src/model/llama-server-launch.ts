@@ -1,12 +1,11 @@
 import { existsSync } from "node:fs";
-import { readGgufHeader, GgufError } from "./gguf.ts";
+import { freemem } from "node:os";
+import { readGgufHeader, GgufError, type GgufInfo } from "./gguf.ts";
+import { planServer } from "./server-plan.ts";
 import type { ServerLaunch } from "./llama-server-process.ts";
 import { glassboxFolder } from "../platform/glassbox-folder.ts";
 import type { Env, ModelConfig } from "./model-config.ts";
 import { UsageError } from "../protocol/usage-error.ts";
-
-/** The largest window glassbox asks of a model by default: a laptop's memory holds a KV cache this size for a 7B model. */
-export const DEFAULT_WINDOW_CAP = 32_768;
 
 /** What to install, per platform, when no llama-server is found. */
 const INSTALL: Partial<Record<NodeJS.Platform, string>> = {
@@ -18,23 +17,26 @@ const INSTALL: Partial<Record<NodeJS.Platform, string>> = {
 /**
  * How llama-server is started for a GGUF file, checked before anything starts: the file must be
  * a whole GGUF and the binary must exist, else a usage error (exit 2) says what to do. The
- * window is the config's num_ctx, else the file's trained window capped at 32768, per slot.
+ * window per slot and the flags for the architecture are planServer's (server-plan.ts), from the
+ * file's metadata and the machine's free memory (`freeBytes`).
  */
-export function ggufLaunch(path: string, config: ModelConfig, workspaceRoot: string, slots = 1, env: Env = process.env): ServerLaunch {
+export function ggufLaunch(path: string, config: ModelConfig, workspaceRoot: string, slots = 1, env: Env = process.env, freeBytes = freemem()): ServerLaunch {
   if (!existsSync(path)) throw new UsageError(`${path}: no such file; check the path after gguf:`);
-  let trained: number | null;
+  let info: GgufInfo;
   try {
-    trained = readGgufHeader(path).contextLength;
+    info = readGgufHeader(path);
   } catch (error) {
     if (error instanceof GgufError) throw new UsageError(`${path} ${error.message}; download the model again`);
     throw new UsageError(`cannot read ${path}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
   }
-  const perSlot = config.model_options.num_ctx ?? Math.min(trained ?? DEFAULT_WINDOW_CAP, DEFAULT_WINDOW_CAP);
+  const plan = planServer(info, { numCtx: config.model_options.num_ctx, slots, freeBytes, userArgs: config.llama_server.args });
   return {
     binary: [serverBinary(config, env)],
     model: path,
-    window: perSlot * slots,
+    window: plan.window * slots,
     slots,
+    archArgs: plan.flags,
+    plan,
     extraArgs: config.llama_server.args,
     logPath: glassboxFolder(workspaceRoot, "llama-server.log"),
   };

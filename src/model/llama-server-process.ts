@@ -1,6 +1,7 @@
 import { appendFileSync, existsSync, renameSync, statSync, writeFileSync } from "node:fs";
 import { dirname } from "node:path";
 import { makeGlassboxFolder } from "../platform/glassbox-folder.ts";
+import type { ServerPlan } from "./server-plan.ts";
 
 /**
  * One llama-server that glassbox started for a GGUF file: its start (a free port on 127.0.0.1,
@@ -19,6 +20,10 @@ export interface ServerLaunch {
   /** The window in tokens (-c): for all slots together. */
   window: number;
   slots: number;
+  /** Flags for the model's architecture (--swa-full), after ours and before the person's. */
+  archArgs?: string[];
+  /** Why the window and those flags: printed by doctor and in server_start. */
+  plan?: ServerPlan;
   /** The person's own arguments (config llama_server.args), after ours. */
   extraArgs: string[];
   /** `.glassbox/llama-server.log` of the workspace. */
@@ -44,7 +49,7 @@ const STOP_GRACE_MS = 3000;
 
 /** llama-server's command line: the model, the template's tools, the slots, loopback only, then the person's. */
 export function serverCommand(launch: ServerLaunch, port: number): string[] {
-  return [...launch.binary, "-m", launch.model, "--jinja", "-np", String(launch.slots), "--host", "127.0.0.1", "--port", String(port), "-c", String(launch.window), ...launch.extraArgs];
+  return [...launch.binary, "-m", launch.model, "--jinja", "-np", String(launch.slots), "--host", "127.0.0.1", "--port", String(port), "-c", String(launch.window), ...(launch.archArgs ?? []), ...launch.extraArgs];
 }
 
 export class LlamaServerProcess {

@@ -46,6 +46,18 @@ export class LlamaCppModel implements ModelClient {
     return this.contextTokens;
   }
 
+  /** llama.cpp's /props `chat_template_caps.supports_tools`; another server's template is not known (null). */
+  async templateTools(signal: AbortSignal): Promise<boolean | null> {
+    if (!this.served.llamaCpp) return null;
+    try {
+      const caps = (await fetchJson(`${this.baseUrl}/props`, undefined, signal, undefined, this.served.access)).json?.chat_template_caps;
+      return typeof caps?.supports_tools === "boolean" ? caps.supports_tools : null;
+    } catch (error) {
+      if (signal.aborted) throw error;
+      return null;
+    }
+  }
+
   private async slotWindow(signal: AbortSignal): Promise<number | null> {
     const n = (await fetchJson(`${this.baseUrl}/props`, undefined, signal, undefined, this.served.access)).json?.default_generation_settings?.n_ctx;
     return typeof n === "number" ? n : null;

@@ -1,3 +1,4 @@
+import type { ToolProtocolSetting } from "../protocol/model.ts";
 import type { ModelOptions } from "./options.ts";
 
 /** The environment variables as the model factory reads them (process.env, or a test's own). */
@@ -14,4 +15,6 @@ export interface ModelConfig {
   api_key_env?: string;
   /** Extra CA certificates, for a server behind a private CA. */
   ca_file?: string;
+  /** How tools reach the model (absent: auto). */
+  tool_protocol?: ToolProtocolSetting;
 }

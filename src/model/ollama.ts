@@ -41,6 +41,17 @@ export class OllamaModel implements ModelClient {
     return this.contextTokens;
   }
 
+  /** Ollama's `tools` capability of the model (/api/show), which its template declares. */
+  async templateTools(signal: AbortSignal): Promise<boolean | null> {
+    try {
+      const capabilities = (await fetchJson(`${this.baseUrl}/api/show`, { model: this.model }, signal)).json?.capabilities;
+      return Array.isArray(capabilities) ? capabilities.includes("tools") : null;
+    } catch (error) {
+      if (signal.aborted) throw error;
+      return null;
+    }
+  }
+
   async *reply(request: ModelRequest): AsyncIterable<ModelDelta> {
     const url = `${this.baseUrl}/api/chat`;
     const body = JSON.stringify(this.body(request));

@@ -12,6 +12,8 @@ export class RecordingModel implements ModelClient {
   private readonly replies: ScriptedReply[] = [];
   readonly contextSize?: ModelClient["contextSize"];
   readonly countPromptTokens?: ModelClient["countPromptTokens"];
+  readonly templateTools?: ModelClient["templateTools"];
+  readonly cacheNote?: ModelClient["cacheNote"];
 
   constructor(
     private readonly inner: ModelClient,

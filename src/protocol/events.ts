@@ -1,5 +1,6 @@
 import type { SandboxInfo } from "./sandbox-info.ts";
 import type { Limits } from "./limits.ts";
+import type { ToolProtocol } from "./model.ts";
 
 export const DECISIONS = ["allowed", "refused", "denied", "error", "stopped"] as const;
 export type Decision = (typeof DECISIONS)[number];
@@ -40,6 +41,8 @@ export type AgentEvent =
       prompt_layers: Array<{ name: string; origin: string; digest: string }>;
       /** How checks are confined (absent when the loop runs without a session, as in unit tests). */
       sandbox?: SandboxInfo;
+      /** How tools reach the model: the request's tools and tool roles, or described in the system prompt (a template that knows none). */
+      tool_protocol: ToolProtocol;
     }
   /** The prompt layers differ from the workspace's prompts.lock (one line per finding). */
   | { kind: "prompt_drift"; findings: string[] }
@@ -71,6 +74,12 @@ export type AgentEvent =
       cached_tokens: number | null;
       prefill_ms: number | null;
     }
+  /**
+   * The server reused far less of the prompt than the conversation allowed: `reused` is its own
+   * count (`timings.cache_n`), `expected` what it could have kept (the previous prompt, or the part
+   * before the first message that changed), `cause` the likely reason, in a sentence.
+   */
+  | { kind: "cache_miss"; step: number; reused: number; expected: number; cause: string }
   /** The server counted far fewer prompt tokens than were sent: it probably cut the front off. */
   | { kind: "truncation_suspected"; step: number; estimated_prompt_tokens: number; reported_prompt_tokens: number }
   | {
@@ -124,8 +133,12 @@ export type AgentEvent =
   | { kind: "mcp_server"; server: string; state: string; tools: number; reason: string }
   /** A workspace-defined MCP server was not started: nobody trusted this exact definition. */
   | { kind: "mcp_untrusted"; server: string; file: string; hash: string; reason: string }
-  /** glassbox started llama-server for a gguf: model: its command line, pid, port, time to load, log (workspace-relative). */
-  | { kind: "server_start"; command: string[]; pid: number; port: number; load_ms: number; log: string }
+  /**
+   * glassbox started llama-server for a gguf: model: its command line (the flags added for the
+   * model's architecture included), pid, port, time to load, log (workspace-relative), the window
+   * per slot and why, and what was chosen for the prompt cache with its memory.
+   */
+  | { kind: "server_start"; command: string[]; pid: number; port: number; load_ms: number; log: string; window: number; window_reason: string; cache_plan?: string }
   /** An MCP tool was not offered: its definition differs from prompts.lock, or changed during the session. */
   | { kind: "tool_quarantined"; tool: string; server: string; digest: string; locked: string | null; reason: string }
   /** An MCP tool was not offered because it cannot be checked (a schema that does not compile, over a cap, a bad name). */

@@ -66,6 +66,22 @@ export function joinTextDeltas(deltas: ModelDelta[]): ModelDelta[] {
   return joined;
 }
 
+/**
+ * How tools reach a model: `native`, the request's `tools` and tool-role messages, which the
+ * server's chat template renders; `prompted`, the tools described in the system prompt, calls
+ * read from the reply's text, results sent back as user turns (for a template that knows no
+ * tools). The config's `auto` picks one by what the server's template can do.
+ */
+export const TOOL_PROTOCOL_SETTINGS = ["auto", "native", "prompted"] as const;
+export type ToolProtocolSetting = (typeof TOOL_PROTOCOL_SETTINGS)[number];
+export type ToolProtocol = Exclude<ToolProtocolSetting, "auto">;
+
+/** The protocol a model is spoken to in, and why (one clause, for doctor and the notices). */
+export interface ToolProtocolChoice {
+  protocol: ToolProtocol;
+  why: string;
+}
+
 export interface ModelClient {
   /** The spec the user gave, for logs and the status line. */
   readonly name: string;
@@ -74,14 +90,22 @@ export interface ModelClient {
   contextSize?(signal: AbortSignal): Promise<number | null>;
   /** The prompt's size in tokens as the server counts it (its own template and tokenizer); null when it cannot tell. */
   countPromptTokens?(messages: Message[], tools: ToolDeclaration[], signal: AbortSignal): Promise<number | null>;
+  /** Whether the server's chat template renders tools (llama.cpp's chat_template_caps, Ollama's `tools` capability); null when it does not say. */
+  templateTools?(signal: AbortSignal): Promise<boolean | null>;
+  /** What is known of the server's prompt cache that would explain a miss (a sliding-window model started without --swa-full); null: nothing. */
+  cacheNote?(): string | null;
+  /** The tool protocol this model is spoken to in (a wrapper that chooses one); absent: native. */
+  toolProtocol?(signal: AbortSignal): Promise<ToolProtocolChoice>;
 }
 
 /**
  * What a wrapper (text-call recovery, recording) answers of the server's own questions: the same as
  * the model it wraps, so wrapping never hides the window or the prompt's count.
  */
-export function serverQuestionsOf(inner: ModelClient): Pick<ModelClient, "contextSize" | "countPromptTokens"> {
+export function serverQuestionsOf(inner: ModelClient): Pick<ModelClient, "contextSize" | "countPromptTokens" | "templateTools" | "cacheNote"> {
   return {
+    ...(inner.cacheNote ? { cacheNote: () => inner.cacheNote!() } : {}),
+    ...(inner.templateTools ? { templateTools: (signal: AbortSignal) => inner.templateTools!(signal) } : {}),
     ...(inner.contextSize ? { contextSize: (signal: AbortSignal) => inner.contextSize!(signal) } : {}),
     ...(inner.countPromptTokens ? { countPromptTokens: (messages: Message[], tools: ToolDeclaration[], signal: AbortSignal) => inner.countPromptTokens!(messages, tools, signal) } : {}),
   };

@@ -14,6 +14,7 @@ import {
   StallRulesSchema,
 } from "../core/discipline.ts";
 import { UsageError } from "../protocol/usage-error.ts";
+import { TOOL_PROTOCOL_SETTINGS } from "../protocol/model.ts";
 import { parseWith } from "../protocol/parse-with.ts";
 import { SANDBOX_MODES } from "../sandbox/sandbox.ts";
 import { McpServersSchema } from "../mcp/config.ts";
@@ -61,6 +62,8 @@ export const ConfigSchema = z
     sandbox: z.enum(SANDBOX_MODES).default("auto"),
     /** Tool calls a model writes in its reply's text (not the protocol's field) are recovered as calls. */
     text_tool_calls: z.boolean().default(true),
+    /** How tools reach the model: "auto" (prompted when the server's chat template has no tools or refuses tool roles), "native", "prompted". */
+    tool_protocol: z.enum(TOOL_PROTOCOL_SETTINGS).default("auto"),
     /** The llama-server glassbox starts for a `gguf:` model: which binary, and arguments of the person's own. */
     llama_server: LlamaServerConfigSchema.default({ args: [] }),
     /** openai: the model's name on the server (absent: the one it lists, when it lists one). */

@@ -15,6 +15,7 @@ import { mapTokens } from "../map/map-config.ts";
 import { windowOf } from "../model/options.ts";
 import { RecordingModel } from "../model/recorder.ts";
 import { TextCallModel } from "../model/text-call-model.ts";
+import { ToolProtocolModel } from "../model/tool-protocol-model.ts";
 import { ModelError, type ModelClient } from "../protocol/model.ts";
 import { collectLayers, LayerError, type PromptLayer } from "../prompt/layers.ts";
 import { compareToLock, formatFinding, readLock } from "../prompt/lock.ts";
@@ -221,7 +222,8 @@ class SessionModels {
     this.served = model instanceof OpenAiModel ? model : null;
     // Outside the recorder: a recording keeps the raw text, and replaying it recovers the calls again.
     const recorded = args.record ? recording(model, resolve(args.record)) : model;
-    return (args.textToolCalls ?? config.text_tool_calls) ? new TextCallModel(recorded) : recorded;
+    const recovered = (args.textToolCalls ?? config.text_tool_calls) ? new TextCallModel(recorded) : recorded;
+    return new ToolProtocolModel(recovered, config.tool_protocol);
   }
 }
 

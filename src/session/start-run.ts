@@ -1,5 +1,7 @@
 import { windowOf } from "../model/options.ts";
 import { runAgent } from "../core/loop.ts";
+import { BATCHED_CONTEXT_POLICY, DEFAULT_CONTEXT_POLICY, type ContextPolicy } from "../core/discipline.ts";
+import { canonicalJson } from "../protocol/canonical.ts";
 import type { AgentEvent } from "../protocol/events.ts";
 import { UsageError } from "../protocol/usage-error.ts";
 import { assemble } from "../prompt/layers.ts";
@@ -56,7 +58,7 @@ export function startRun(session: Session, task: string, signal?: AbortSignal, s
     sandbox: session.sandbox,
     replyTokenCap: session.config.model_options.max_tokens,
     discipline: {
-      context: session.config.components.context_management ? session.config.context : null,
+      context: session.config.components.context_management ? contextPolicy(session) : null,
       stall: session.config.components.stall_rules ? session.config.stall : null,
       budgetWarning: session.config.budget_warning,
     },
@@ -68,6 +70,16 @@ export function startRun(session: Session, task: string, signal?: AbortSignal, s
     signal: signal ? AbortSignal.any([signal, diskFull.signal]) : diskFull.signal,
   })));
   return { runId, logPath: log.path, events: saved ? saved.save(runId, events) : events };
+}
+
+/**
+ * The config's context policy; compaction in fewer, larger steps where glassbox started a server
+ * that cannot keep its cache past a compaction (server-plan.ts) and the config leaves the policy
+ * at its defaults.
+ */
+export function contextPolicy(session: Session): ContextPolicy {
+  const batched = session.ownServer?.launch.plan?.batchedCompaction ?? false;
+  return batched && canonicalJson(session.config.context) === canonicalJson(DEFAULT_CONTEXT_POLICY) ? BATCHED_CONTEXT_POLICY : session.config.context;
 }
 
 /** Logs each event before anyone sees it, saves the plan on each change; prompt drift is said right after run_start. */

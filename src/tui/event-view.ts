@@ -54,6 +54,8 @@ function showInTranscript(event: AgentEvent, panes: EventPanes): boolean {
       return true;
     case "server_start":
       t.line(`started llama-server (pid ${event.pid}, port ${event.port}), model loaded in ${(event.load_ms / 1000).toFixed(1)}s; log ${event.log}`, "notice");
+      t.line(`window ${event.window} tokens a slot: ${event.window_reason}`, "notice");
+      if (event.cache_plan) t.line(`cache: ${event.cache_plan}`, "notice");
       return true;
     case "prompt_drift":
       t.line(`prompt layers differ from prompts.lock: ${event.findings.join("; ")}`, "notice");
@@ -83,7 +85,7 @@ function showToolCall(event: EventOf<"tool_call">, panes: EventPanes): void {
   panes.verdicts.add(event);
 }
 
-/** The run's decisions beside the conversation: stalls, the gate, budgets, the context, MCP servers, a cut prompt. */
+/** The run's decisions beside the conversation: stalls, the gate, budgets, the context, MCP servers, a cut prompt, a cache miss. */
 function showNote(event: AgentEvent, verdicts: VerdictsPane): void {
   switch (event.kind) {
     case "stall":
@@ -100,6 +102,9 @@ function showNote(event: AgentEvent, verdicts: VerdictsPane): void {
       break;
     case "mcp_server":
       verdicts.note(`MCP ${event.server}: ${event.state}${event.reason ? `: ${event.reason}` : ""}`, event.state === "running" ? "cyan" : "red");
+      break;
+    case "cache_miss":
+      verdicts.note(`cache: step ${event.step} reused ${event.reused} of ${event.expected} prompt tokens: ${event.cause}`, "yellow");
       break;
     case "truncation_suspected":
       verdicts.note(`server counted ${event.reported_prompt_tokens} prompt tokens of ~${event.estimated_prompt_tokens} sent: prompt probably cut (raise num_ctx)`, "red");

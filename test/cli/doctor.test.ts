@@ -1,4 +1,6 @@
 import { describe, expect, test } from "bun:test";
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { doctor } from "../../src/cli/doctor.ts";
 import { parseCli } from "../../src/cli/args.ts";
 import { makeWorkspace } from "../helpers/workspace.ts";
@@ -7,8 +9,9 @@ import { llamaCppServer, llamaCppTextScene, llamaCppToolCallScene, ollamaExample
 /** The doctor's one request that offers tools is its tool-call probe. */
 const probing = (request: SeenRequest) => Array.isArray(request.body?.tools) && request.body.tools.length > 0;
 
-async function runDoctor(argv: string[]): Promise<{ code: number; lines: string[] }> {
+async function runDoctor(argv: string[], config?: Record<string, unknown>): Promise<{ code: number; lines: string[] }> {
   const ws = makeWorkspace();
+  if (config) writeFileSync(join(ws.root, "glassbox.json"), JSON.stringify(config));
   const lines: string[] = [];
   const code = await doctor(parseCli(["doctor", "--workspace", ws.root, ...argv]), (line) => lines.push(line));
   return { code, lines };
@@ -78,12 +81,36 @@ describe("the tool-call probe", () => {
     expect(text).not.toContain("--jinja");
   });
 
-  test("llama.cpp whose template cannot render tools: the fix names --jinja and --chat-template-file", async () => {
+  const noTools = (props: any) => ({ ...props, chat_template_caps: { ...props.chat_template_caps, supports_tools: false, supports_tool_calls: false } });
+
+  test("llama.cpp whose template cannot render tools, tool_protocol auto: the prompted protocol named, the tool described in the system prompt, no other model asked for", async () => {
+    const server = llamaCppServer(() => llamaCppTextScene("It is noon."), noTools);
+    const { code, lines } = await runDoctor(["--model", `llamacpp:${server.url}`]);
+    const text = lines.join("\n");
+    expect(text).toContain("ok    tool protocol: prompted (the server's chat template has no tools)");
+    expect(text).toContain("ok    the chat template has no tools: glassbox describes them in the system prompt (the prompted tool protocol)");
+    expect(text).toContain('FAIL  tool calls: none (the tool was described in the system prompt and the model answered in prose: "It is noon.")');
+    expect(text).not.toMatch(/--jinja|--chat-template-file|use a model trained for tool calls/);
+    expect(code).toBe(1);
+    const probe = server.requests.find((request) => JSON.stringify(request.body?.messages ?? []).includes("current_time"))!;
+    expect(probe.body.tools).toBeUndefined();
+    expect(probe.body.messages[0].content).toContain("- current_time: The current date and time");
+  });
+
+  test("llama.cpp whose template cannot render tools, a model that writes the call as the prompt shows: doctor passes", async () => {
     const server = llamaCppServer(
-      () => llamaCppTextScene("It is noon."),
-      (props) => ({ ...props, chat_template_caps: { ...props.chat_template_caps, supports_tools: false, supports_tool_calls: false } }),
+      (_, request) => llamaCppTextScene(JSON.stringify(request.body?.messages ?? []).includes("current_time") ? '<tool_call>\n{"name": "current_time", "arguments": {}}\n</tool_call>' : "OK"),
+      noTools,
     );
     const { code, lines } = await runDoctor(["--model", `llamacpp:${server.url}`]);
+    expect(lines.join("\n")).toContain("ok    tool calls: text (tool_call)");
+    expect(code).toBe(0);
+  });
+
+  test("llama.cpp whose template cannot render tools, tool_protocol native: the fix names --jinja and --chat-template-file", async () => {
+    const server = llamaCppServer(() => llamaCppTextScene("It is noon."), noTools);
+    const { code, lines } = await runDoctor(["--model", `llamacpp:${server.url}`], { tool_protocol: "native" });
+    expect(lines.join("\n")).toContain('ok    tool protocol: native (tool_protocol is "native" in the config)');
     expect(code).toBe(1);
     const text = lines.join("\n");
     expect(text).toContain('FAIL  tool calls: none (the chat template cannot render tools; the model answered "It is noon.")');

@@ -2,7 +2,7 @@ import { beforeAll, describe, expect, test } from "bun:test";
 import { closeSync, openSync, readSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { GgufError, readGgufHeader } from "../../src/model/gguf.ts";
-import { testModel } from "../../scripts/llama-server.ts";
+import { GgufWriter, testModel } from "../../scripts/llama-server.ts";
 import { tempFolder } from "../helpers/workspace.ts";
 
 /** The first `bytes` of a file, written to a new one: a download cut short. */
@@ -26,7 +26,38 @@ describe("reading a GGUF file's header", () => {
   }, 60_000);
 
   test("the architecture, the name, the trained window and the size", () => {
-    expect(readGgufHeader(model)).toEqual({ architecture: "qwen2", name: "glassbox test prose", contextLength: 16384, sizeBytes: size });
+    expect(readGgufHeader(model)).toEqual({
+      architecture: "qwen2",
+      name: "glassbox test prose",
+      contextLength: 16384,
+      sizeBytes: size,
+      // 2 layers, 2 heads of 64 over a width of 128, one KV head; no sliding window, no recurrent state.
+      memory: { layers: 2, kvHeads: 1, headDim: 64, slidingWindow: null, slidingLayers: 0, recurrent: false },
+    });
+  });
+
+  test("Gemma 3's sliding-window layers: the window from the file, and llama.cpp's pattern (five of every six layers slide)", async () => {
+    const gemma = readGgufHeader(await testModel("gemma3"));
+    expect(gemma.architecture).toBe("gemma3");
+    expect(gemma.memory).toEqual({ layers: 6, kvHeads: 1, headDim: 64, slidingWindow: 128, slidingLayers: 5, recurrent: false });
+  });
+
+  test("recurrent or hybrid layers are known by their state's metadata (ssm.*, wkv.*, shortconv.*); a plain model has none", async () => {
+    const write = async (architecture: string, extra: (gguf: GgufWriter) => void) => {
+      const gguf = new GgufWriter();
+      gguf.string("general.architecture", architecture);
+      gguf.uint32(`${architecture}.block_count`, 8);
+      gguf.uint32(`${architecture}.attention.head_count`, 4);
+      gguf.uint32(`${architecture}.embedding_length`, 256);
+      extra(gguf);
+      const file = join(tempFolder("gguf"), `${architecture}.gguf`);
+      await Bun.write(file, gguf.bytes());
+      return readGgufHeader(file).memory;
+    };
+    expect((await write("qwen3next", (gguf) => gguf.uint32("qwen3next.ssm.state_size", 128))).recurrent).toBe(true);
+    expect((await write("rwkv7", (gguf) => gguf.uint32("rwkv7.wkv.head_size", 64))).recurrent).toBe(true);
+    expect((await write("lfm2", (gguf) => gguf.uint32("lfm2.shortconv.l_cache", 3))).recurrent).toBe(true);
+    expect(await write("llama", () => {})).toEqual({ layers: 8, kvHeads: 4, headDim: 64, slidingWindow: null, slidingLayers: 0, recurrent: false });
   });
 
   test("a file cut short in its tensor data is refused as truncated, naming both sizes", () => {

@@ -4,7 +4,7 @@ import type { AgentEvent } from "../../src/protocol/events.ts";
 import { emptyView, fold, meters } from "../../src/tui/run-view.ts";
 import { meterLine } from "../../src/tui/meters.ts";
 
-const start: AgentEvent = { kind: "run_start", run_id: "r", model: "m", workspace: "/w", limits: DEFAULT_LIMITS, tools: [], task: "t", started_at: "", prompt_layers: [] };
+const start: AgentEvent = { kind: "run_start", run_id: "r", model: "m", workspace: "/w", limits: DEFAULT_LIMITS, tools: [], task: "t", started_at: "", prompt_layers: [], tool_protocol: "native" };
 
 function play(events: Array<[AgentEvent, number]>) {
   let view = emptyView(DEFAULT_LIMITS);

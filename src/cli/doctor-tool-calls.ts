@@ -2,6 +2,7 @@ import type { ModelSpec } from "../model/model-spec.ts";
 import { recoverTextCalls } from "../model/text-calls/index.ts";
 import type { ModelClient, ToolDeclaration } from "../protocol/model.ts";
 import type { Finding } from "./doctor-finding.ts";
+import { capName, cutOffAtCap } from "../core/reply-faults.ts";
 
 /** The probe's one tool: harmless, no arguments, and a question only it answers. */
 const PROBE_TOOL: ToolDeclaration = {
@@ -22,20 +23,28 @@ const TEMPLATE_FIX: Record<Exclude<ModelSpec["kind"], "scripted" | "gguf">, stri
 const PROSE_FIX =
   "use a model trained for tool calls (an -Instruct or -Coder build of Qwen2.5, Qwen3, Llama 3.1 or later, Mistral), or one that writes its calls in a text form glassbox recovers (JSON, <tool_call>, <function=…>)";
 
+/** What helps when the reply ran past the cap before the call. */
+const CUT_FIX =
+  "raise model_options.max_tokens in glassbox.json (a thinking model: or set model_options.think to false), then run doctor again; glassbox tune measures which cap the model needs";
+
 /**
  * doctor's tool-call probe: one request offering one harmless tool. `native` when the server
  * returns a protocol tool call, `text (FORM)` when the model writes the call in its text (glassbox
  * recovers it), `none` when it does neither. `templateTools` is what the server said of its chat
  * template (llama.cpp's `chat_template_caps.supports_tools`, Ollama's `tools` capability; null
  * when it did not say): it tells a template that cannot show the tools from a model that ignores them.
+ * A reply the server cut off at the reply cap (`cap` tokens) before any call is said as cut, never
+ * as prose: the call may have been on its way.
  */
-export async function toolCallProbe(model: ModelClient, kind: keyof typeof TEMPLATE_FIX, templateTools: boolean | null, signal: AbortSignal): Promise<Finding> {
+export async function toolCallProbe(model: ModelClient, kind: keyof typeof TEMPLATE_FIX, templateTools: boolean | null, signal: AbortSignal, cap = 0): Promise<Finding> {
   let text = "";
   let native = false;
+  let finish: string | null = null;
   try {
     for await (const delta of model.reply({ messages: [{ role: "user", content: PROBE_QUESTION }], tools: [PROBE_TOOL], signal })) {
       if (delta.type === "text") text += delta.text;
       else if (delta.type === "tool_call") native = true;
+      else if (delta.type === "done") finish = delta.finish_reason;
     }
   } catch (error) {
     return { ok: false, text: `tool calls: the probe failed: ${(error as Error).message}`, fix: "check the server's log" };
@@ -43,6 +52,9 @@ export async function toolCallProbe(model: ModelClient, kind: keyof typeof TEMPL
   if (native) return { ok: true, text: "tool calls: native" };
   const recovered = recoverTextCalls(text, [PROBE_TOOL]);
   if (recovered) return { ok: true, text: `tool calls: text (${recovered.form}): the model writes its calls in the reply's text; glassbox recovers them` };
+  if (cutOffAtCap({ finish_reason: finish })) {
+    return { ok: false, text: `tool calls: not known (the probe's reply was cut off at ${capName(cap)} before any call: it was still writing, not answering in prose)`, fix: CUT_FIX };
+  }
   const quoted = text.trim() ? JSON.stringify(text.trim().slice(0, 60)) : "";
   if (templateTools === false) return { ok: false, text: `tool calls: none (the chat template cannot render tools${quoted ? `; the model answered ${quoted}` : ""})`, fix: TEMPLATE_FIX[kind] };
   if (templateTools === true) return { ok: false, text: `tool calls: none (the model was offered one tool and answered in prose${quoted ? `: ${quoted}` : ""})`, fix: PROSE_FIX };

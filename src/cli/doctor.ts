@@ -89,8 +89,9 @@ async function probe(spec: ModelSpec, name: string, configured: ModelOptions, pl
   const findings = [{ ok: true, text: keyLine(place.access ?? NO_ACCESS) }, ...server.findings];
   if (!server.reachable) return findings;
   findings.push(await roundTrip(spec, name, options, place, signal));
-  const probeModel = createModel(spec, name, ModelOptionsSchema.parse({ ...configured, max_tokens: Math.min(PROBE_TOKENS, configured.max_tokens) }), undefined, place);
-  findings.push(await toolCallProbe(probeModel, spec.kind, server.templateTools, AbortSignal.timeout(PROBE_TIMEOUT_MS)));
+  const cap = Math.min(PROBE_TOKENS, configured.max_tokens);
+  const probeModel = createModel(spec, name, ModelOptionsSchema.parse({ ...configured, max_tokens: cap }), undefined, place);
+  findings.push(await toolCallProbe(probeModel, spec.kind, server.templateTools, AbortSignal.timeout(PROBE_TIMEOUT_MS), cap));
   return findings;
 }
 

@@ -34,6 +34,8 @@ export type AgentEvent =
       prompt_layers: Array<{ name: string; origin: string; digest: string }>;
       /** How checks are confined (absent when the loop runs without a session, as in unit tests). */
       sandbox?: SandboxInfo;
+      /** The model profile applied (`glassbox tune` wrote it): its file and the settings that took effect; null: none. Absent without a session. */
+      profile?: { path: string; settings: Record<string, unknown> } | null;
     }
   /** The prompt layers differ from the workspace's prompts.lock (one line per finding). */
   | { kind: "prompt_drift"; findings: string[] }

@@ -52,11 +52,12 @@ export async function toolCallProbe(model: ModelClient, kind: keyof typeof TEMPL
   if (native) return { ok: true, text: "tool calls: native" };
   const recovered = recoverTextCalls(text, [PROBE_TOOL]);
   if (recovered) return { ok: true, text: `tool calls: text (${recovered.form}): the model writes its calls in the reply's text; glassbox recovers them` };
+  const quoted = text.trim() ? JSON.stringify(text.trim().slice(0, 60)) : "";
+  // A template that cannot show the tools is the finding, cut reply or not: the model never saw them.
+  if (templateTools === false) return { ok: false, text: `tool calls: none (the chat template cannot render tools${quoted ? `; the model answered ${quoted}` : ""})`, fix: TEMPLATE_FIX[kind] };
   if (cutOffAtCap({ finish_reason: finish })) {
     return { ok: false, text: `tool calls: not known (the probe's reply was cut off at ${capName(cap)} before any call: it was still writing, not answering in prose)`, fix: CUT_FIX };
   }
-  const quoted = text.trim() ? JSON.stringify(text.trim().slice(0, 60)) : "";
-  if (templateTools === false) return { ok: false, text: `tool calls: none (the chat template cannot render tools${quoted ? `; the model answered ${quoted}` : ""})`, fix: TEMPLATE_FIX[kind] };
   if (templateTools === true) return { ok: false, text: `tool calls: none (the model was offered one tool and answered in prose${quoted ? `: ${quoted}` : ""})`, fix: PROSE_FIX };
   const answered = quoted ? `; it answered ${quoted}` : "";
   return { ok: false, text: `tool calls: none (the model was offered one tool and did not call it${answered})`, fix: `${TEMPLATE_FIX[kind]}; where the template has tools, ${PROSE_FIX}` };

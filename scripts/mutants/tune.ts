@@ -70,13 +70,13 @@ export const MUTANTS: Mutant[] = [
     file: "src/core/run.ts",
     find: "      ...(this.input.profile !== undefined ? { profile: this.input.profile } : {}),\n",
     replace: "",
-    tests: ["test/cli/tune.test.ts"],
+    tests: ["test/session/profile.test.ts"],
   },
   {
     name: "tune against a server that does not answer exits 0",
     file: "src/cli/tune.ts",
     find: "    progress.write(`glassbox: ${error.message}\\n`);\n    return 1;",
     replace: "    progress.write(`glassbox: ${error.message}\\n`);\n    return 0;",
-    tests: ["test/cli/tune.test.ts"],
+    tests: ["test/cli/tune-usage.test.ts"],
   },
 ];

@@ -8,6 +8,7 @@ import { join } from "node:path";
 import { profileFor, profilePath, profilesFolder, readProfile, saveProfile, type Profile } from "../../src/session/profile.ts";
 import { underConfig } from "../../src/session/config.ts";
 import { openSession } from "../../src/session/session.ts";
+import { startRun } from "../../src/session/start-run.ts";
 import { parseCli } from "../../src/cli/args.ts";
 import { UsageError } from "../../src/protocol/usage-error.ts";
 import { scriptFile } from "../helpers/cli.ts";
@@ -75,6 +76,17 @@ describe("precedence: glassbox.json and the command line win over the profile", 
     expect(flags.limits.max_steps).toBe(7);
     expect(flags.profile).toEqual({ path: "/p.json", settings: { "components.loose_edits": false } });
     expect(openSession(parseCli(["run", "--model", spec, "--workspace", ws.root, "t"])).profile).toBeNull();
+  });
+
+  test("run_start carries the profile applied, or null", async () => {
+    const ws = makeWorkspace();
+    const found = { path: "/p.json", profile: profileOf("x", { "model_options.temperature": 0 }) };
+    const runStart = async (profile: typeof found | null) => {
+      const session = openSession(parseCli(["run", "--model", scriptFile([{ content: "hello" }]), "--workspace", ws.root, "t"]), undefined, undefined, { profile });
+      for await (const event of startRun(session, "say hello").events) if (event.kind === "run_start") return event;
+    };
+    expect((await runStart(found))!.profile).toEqual({ path: "/p.json", settings: { "model_options.temperature": 0 } });
+    expect((await runStart(null))!.profile).toBeNull();
   });
 
   test("a profile whose settings the config cannot take is a usage error naming the profile", () => {

@@ -1,4 +1,5 @@
-import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import type { CliArgs } from "./args.ts";
 import { UsageError } from "../protocol/usage-error.ts";
@@ -8,12 +9,13 @@ import { parseModelSpec } from "../model/model-spec.ts";
 import { serverAccess } from "../model/server-access.ts";
 import { findModels, onlyCandidate } from "../model/find-model.ts";
 import { modelIdentity, ServerUnreachable, type ModelIdentity } from "../model/identity.ts";
-import { loadTasks } from "../eval/task.ts";
+import { loadTasks, type Task } from "../eval/task.ts";
+import { unpackBattery } from "../eval/battery.ts";
 import { ARMS, mergeArms, planRuns, taskDigest, writeJson, type Manifest } from "../eval/results.ts";
 import { htmlReport } from "../eval/html-report.ts";
 import type { ProgressSink } from "../eval/progress.ts";
 import { countTraits, namedTraits, runEvents, traitLines } from "../eval/traits.ts";
-import { armConfig, armName, BASELINE_ARM, BATTERY, judgeSetting, QUICK_BATTERY, settingLine, SHIPPED_TASKS, TUNE_SETTINGS, type TuneSetting } from "../eval/tune.ts";
+import { armConfig, armName, BASELINE_ARM, BATTERY, judgeSetting, QUICK_BATTERY, settingLine, TUNE_SETTINGS, type TuneSetting } from "../eval/tune.ts";
 import { armsIn, refuseFinished, runOwed, stamp, startArm, type ArmRun } from "./eval.ts";
 
 /** What a tune's folder says of it, beside its arms: enough to resume it and to write its profile. */
@@ -64,8 +66,18 @@ async function newTune(args: CliArgs): Promise<{ outDir: string; manifest: TuneM
   if (args.tasks || args.seeds || args.configs.length || args.shard || args.replay) throw new UsageError("tune runs its own battery with its own arms; it takes --model, --quick, --jobs and --out (not --tasks, --seeds, --config, --shard or --replay)");
   const { spec, config, identity } = await identify(args);
   const names = args.quick ? QUICK_BATTERY : BATTERY;
-  const tasks = loadTasks(SHIPPED_TASKS).filter((task) => names.includes(task.name));
-  if (tasks.length !== names.length) throw new UsageError(`the battery's tasks are not all in ${SHIPPED_TASKS}; reinstall glassbox`);
+  const unpacked = mkdtempSync(join(tmpdir(), "glassbox-battery-"));
+  try {
+    const tasks = loadTasks(unpackBattery(unpacked)).filter((task) => names.includes(task.name));
+    return startTune(args, spec, config, identity, tasks);
+  } finally {
+    // Each arm's folder holds its own copy of the tasks and their projects (startArm).
+    rmSync(unpacked, { recursive: true, force: true });
+  }
+}
+
+/** The folders of a new tune: one arm per setting beside the baseline, each with its copy of the battery. */
+function startTune(args: CliArgs, spec: string, config: Config, identity: ModelIdentity, tasks: Task[]): { outDir: string; manifest: TuneManifest; arms: ArmRun[] } {
   const outDir = resolve(args.out ?? join("tune-results", stamp()));
   const shared: Record<string, unknown> = Object.fromEntries(SHARED_KEYS.flatMap((key) => (config[key] === undefined ? [] : [[key, config[key]]])));
   if (config.model_options.num_ctx !== undefined) shared.model_options = { num_ctx: config.model_options.num_ctx };

@@ -1,4 +1,3 @@
-import { join } from "node:path";
 import { ConfigSchema } from "../session/config.ts";
 import { PARSE_ONCE } from "../protocol/zod-start.ts";
 import { valueAt, withValueAt } from "../protocol/key-path.ts";
@@ -28,11 +27,8 @@ export const TUNE_SETTINGS: TuneSetting[] = [
   // { key: "tool_protocol", alternative: "prompted" },  — issue 49
 ];
 
-/** The shipped task set, beside the source: tune runs from any folder. */
-export const SHIPPED_TASKS = join(import.meta.dir, "..", "..", "evals", "tasks");
-
 /**
- * Twelve tasks of the eval lab, one or two of each kind a model meets in a day's work (a fix at
+ * Twelve tasks of the eval lab (packed into glassbox with their projects: battery.ts), one or two of each kind a model meets in a day's work (a fix at
  * the source, a bug to name, a rename across files, an edit that must parse, edits whose
  * whitespace drifts, calls, a window that fills, a failing call, a gate).
  */

@@ -4,6 +4,7 @@ import { resolve } from "node:path";
 import { fetchJson } from "./http.ts";
 import { NO_ACCESS, type ServerAccess } from "./access.ts";
 import type { ModelSpec } from "./model-spec.ts";
+import { canonicalJson } from "../protocol/canonical.ts";
 
 /**
  * Which model a profile belongs to: the kind of server, the model's name as the server reports it,
@@ -25,7 +26,8 @@ export class ServerUnreachable extends Error {
 /** Bytes of a GGUF file read for its digest: the header (names, template, shapes) and the first weights; whole files are gigabytes. */
 const DIGEST_BYTES = 4 << 20;
 
-const INFO_TIMEOUT_MS = 15_000;
+/** The server's info endpoints answer at once; a run does not wait long on them for a profile. */
+const INFO_TIMEOUT_MS = 5_000;
 
 /** The identity of the model a spec names, asking its server where the server is what knows; ServerUnreachable when it does not answer. */
 export async function modelIdentity(spec: ModelSpec, access: ServerAccess = NO_ACCESS, modelName?: string, signal = AbortSignal.timeout(INFO_TIMEOUT_MS)): Promise<ModelIdentity> {
@@ -40,9 +42,11 @@ export async function modelIdentity(spec: ModelSpec, access: ServerAccess = NO_A
     }
   };
   if (spec.kind === "ollama") {
-    const tags = await ask("/api/tags");
-    const entry = (tags.json?.models ?? []).find((model: { name: string }) => model.name === spec.model || model.name === `${spec.model}:latest`);
-    return { server: "ollama", model: entry?.name ?? spec.model, ...(entry?.digest ? { digest: String(entry.digest) } : {}) };
+    // What the model is (family, size, quantization) and its template, as Ollama shows it.
+    const show = await ask("/api/show", { model: spec.model });
+    const details = show.json?.details ? canonicalJson(show.json.details) : "";
+    const template = typeof show.json?.template === "string" ? show.json.template : "";
+    return { server: "ollama", model: spec.model, ...(details || template ? { model_digest: digest(`${details}\n${template}`) } : {}) };
   }
   const models = await ask("/v1/models");
   const listed: Array<{ id: string; owned_by?: string }> = Array.isArray(models.json?.data) ? models.json.data : [];

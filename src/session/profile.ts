@@ -8,6 +8,7 @@ import { parseWith } from "../protocol/parse-with.ts";
 import { canonicalJson } from "../protocol/canonical.ts";
 import { modelIdentity, type ModelIdentity } from "../model/identity.ts";
 import { parseModelSpec } from "../model/model-spec.ts";
+import { DEMO_MODEL } from "../model/demo-model.ts";
 import { serverAccess } from "../model/server-access.ts";
 import { loadConfig } from "./config.ts";
 import type { AccessArgs } from "../model/server-access.ts";
@@ -93,7 +94,8 @@ export async function profileFor(args: ProfileArgs, env: Record<string, string |
   if (args.noProfile) return null;
   const { config } = loadConfig(args.config, resolve(args.workspace ?? "."));
   const specText = args.model ?? config.model;
-  if (!specText || specText.startsWith("demo")) return null;
+  // The demo's model is built in: nobody tunes it.
+  if (!specText || specText === DEMO_MODEL) return null;
   const spec = parseModelSpec(specText, args.baseUrl);
   try {
     const identity = await modelIdentity(spec, serverAccess(args, config, spec.kind === "openai"), args.modelName ?? config.model_name);

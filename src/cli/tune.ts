@@ -106,7 +106,7 @@ async function conclude(outDir: string, manifest: TuneManifest, out: (line: stri
   const arms = mergeArms([outDir]);
   const baseline = arms[0]!;
   const results = manifest.settings.map((setting, index) => judgeSetting(setting, baseline.verdicts, arms[index + 1]!.verdicts));
-  const counts = countTraits(runEvents(baseline.folders[0]!, baseline.verdicts));
+  const counts = countTraits(runEvents(baseline.folders[0]!, baseline.verdicts), baseline.verdicts.map((verdict) => verdict.first_token_ms));
   const traits = namedTraits(counts);
   const passed = baseline.verdicts.filter((verdict) => verdict.passed).length;
   const lines = [
@@ -123,7 +123,7 @@ async function conclude(outDir: string, manifest: TuneManifest, out: (line: stri
     traits,
     created: new Date().toISOString(),
     tune: { out: outDir, quick: manifest.quick, model: manifest.model },
-    speed: { prefill_tokens_per_second: counts.prefillPerSecond, generation_tokens_per_second: counts.generationPerSecond, prompt_reused_share: counts.reusedShare },
+    speed: { first_token_ms: counts.firstTokenMs, prefill_tokens_per_second: counts.prefillPerSecond, generation_tokens_per_second: counts.generationPerSecond, prompt_reused_share: counts.reusedShare },
   };
   const path = saveProfile(profile, env);
   writeFileSync(join(outDir, "report.html"), await htmlReport(arms, { title: "Traits and settings", lines }));

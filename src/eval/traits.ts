@@ -28,6 +28,8 @@ export interface TraitCounts {
   windowStops: number;
   /** Server-counted speed: prompt tokens prefilled per second, generated per second, the share of prompt tokens reused from the cache. */
   prefillPerSecond: number | null;
+  /** The median of the runs' median waits for a reply's first piece, in ms. */
+  firstTokenMs: number | null;
   generationPerSecond: number | null;
   reusedShare: number | null;
 }
@@ -43,8 +45,8 @@ export function runEvents(folder: string, runs: Array<{ task: string; seed: numb
 
 const ofKind = <K extends AgentEvent["kind"]>(events: AgentEvent[], kind: K) => events.filter((event): event is EventOf<K> => event.kind === kind);
 
-/** Sums the events of each run into the counts a trait is named from. */
-export function countTraits(runs: AgentEvent[][]): TraitCounts {
+/** Sums the events of each run into the counts a trait is named from; `firstTokens`: each run's median wait for a first token (its verdict's). */
+export function countTraits(runs: AgentEvent[][], firstTokens: Array<number | null | undefined> = []): TraitCounts {
   const all = runs.flat();
   const calls = ofKind(all, "tool_call");
   const edits = calls.filter((call) => call.tool === "edit_file");
@@ -68,10 +70,16 @@ export function countTraits(runs: AgentEvent[][]): TraitCounts {
     cutReplies: replies.filter(cutOffAtCap).length,
     summaries: ofKind(all, "context_summarized").length,
     windowStops: stops.filter((stop) => stop.status === "context_limit").length + ofKind(all, "truncation_suspected").length,
+    firstTokenMs: median(firstTokens.flatMap((ms) => (typeof ms === "number" ? [ms] : []))),
     prefillPerSecond: prefillMs > 0 ? Math.round(((prompt - cached) / prefillMs) * 1000) : null,
     generationPerSecond: speeds.length ? Math.round(sum(speeds) / speeds.length) : null,
     reusedShare: prompt > 0 && replies.some((reply) => reply.cached_tokens !== null) ? cached / prompt : null,
   };
+}
+
+function median(values: number[]): number | null {
+  if (values.length === 0) return null;
+  return [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
 }
 
 /** The traits worth naming, each with what fixes it; a model that does none of them gets "none found". */
@@ -98,7 +106,7 @@ export function traitLines(counts: TraitCounts, traits: Trait[]): string[] {
     `loops: ${counts.stallNotes} stall note(s), ${counts.repeatStops} run(s) stopped repeating a call`,
     `reply cap: ${counts.cutReplies} replies cut off (never read as prose)`,
     `window: ${counts.windowStops} run(s) hit it, ${counts.summaries} summaries`,
-    `speed: prefill ${rate(counts.prefillPerSecond)}, generation ${rate(counts.generationPerSecond)}, prompt reused from the cache ${percent(counts.reusedShare)}`,
+    `speed: first token ${counts.firstTokenMs === null ? "not measured" : `${counts.firstTokenMs} ms`}, prefill ${rate(counts.prefillPerSecond)}, generation ${rate(counts.generationPerSecond)}, prompt reused from the cache ${percent(counts.reusedShare)}`,
     ...(traits.length ? traits.map((trait) => `trait: ${trait.name} (${trait.detail}); ${trait.fix ?? "no setting fixes it: pick another model (or another quantization)"}`) : ["trait: none of the known ones"]),
   ];
 }

@@ -33,7 +33,7 @@ describe.skipIf(await withoutLlama())("tune --quick against a real llama-server"
     expect(result.stderr).toContain("40/40 runs");
     const lines = result.stdout.split("\n");
     for (const setting of TUNE_SETTINGS) expect(lines).toContainEqual(expect.stringMatching(new RegExp(`^${setting.key.replaceAll(".", "\\.")}: .+ \\(kept\\) — \\d/\\d passes, p=[\\d.]+$`)));
-    expect(lines).toContainEqual(expect.stringMatching(/^speed: prefill \d+ tok\/s, generation \d+ tok\/s/));
+    expect(lines).toContainEqual(expect.stringMatching(/^speed: first token \d+ ms, prefill \d+ tok\/s, generation \d+ tok\/s/));
     const path = /^profile: (\S+)/m.exec(result.stdout)![1]!;
     const profile = JSON.parse(readFileSync(path, "utf8"));
     expect(profile.identity).toMatchObject({ server: "llama.cpp", model, file_digest: expect.stringMatching(/^\d+:[0-9a-f]{16}$/) });

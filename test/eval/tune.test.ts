@@ -74,8 +74,9 @@ describe("traits from the events", () => {
   });
 
   test("speed as the server counts it: prefill of the tokens not reused, generation, the share reused", () => {
-    const counts = countTraits([[reply("stop"), reply("stop")]]);
-    // (2000 prompt - 1600 cached) tokens in 200 ms.
-    expect(counts).toMatchObject({ prefillPerSecond: 2000, generationPerSecond: 50, reusedShare: 0.8 });
+    const counts = countTraits([[reply("stop"), reply("stop")], [], [], []], [120, null, 80, 400]);
+    // (2000 prompt - 1600 cached) tokens in 200 ms; the median of the runs' first-token waits.
+    expect(counts).toMatchObject({ prefillPerSecond: 2000, generationPerSecond: 50, reusedShare: 0.8, firstTokenMs: 120 });
+    expect(countTraits([[reply("stop")]]).firstTokenMs).toBeNull();
   });
 });

@@ -25,3 +25,9 @@ declare module "*.scm" {
   const text: string;
   export default text;
 }
+
+/** tune's packed battery (src/eval/battery.json.gz), imported `with { type: "file" }`: its path. */
+declare module "*.json.gz" {
+  const path: string;
+  export default path;
+}

@@ -43,6 +43,9 @@ const OPTIONS = {
   force: { type: "boolean" },
   jobs: { type: "string" },
   shard: { type: "string" },
+  quick: { type: "boolean" },
+  show: { type: "boolean" },
+  "no-profile": { type: "boolean" },
   help: { type: "boolean", short: "h" },
   version: { type: "boolean", short: "v" },
 } as const;
@@ -75,8 +78,12 @@ export interface CliArgs extends SessionArgs {
   jobs: number;
   /** eval: run only part K of N of the task × seed list. */
   shard: { index: number; count: number } | null;
-  /** eval --resume OUT: the interrupted eval to finish. */
+  /** eval --resume OUT (and tune's): the interrupted eval to finish. */
   resumeEval?: string;
+  /** tune: the short battery (names traits; too few pairs to change a setting). */
+  quick: boolean;
+  /** tune --show: print the model's profile. */
+  show: boolean;
   /** compare and report: the results folders. */
   paths?: string[];
   /** init, undo: say what would be done, change nothing. */
@@ -94,16 +101,16 @@ export interface CliArgs extends SessionArgs {
   version: boolean;
 }
 
-export const COMMANDS = ["run", "init", "audit", "wire", "doctor", "eval", "compare", "report", "undo", "mcp", "sessions", "map"] as const;
+export const COMMANDS = ["run", "init", "audit", "wire", "doctor", "eval", "compare", "report", "undo", "mcp", "sessions", "map", "tune"] as const;
 
-/** For eval, `--resume` names the output folder to finish; elsewhere it is the todo-list flag. */
+/** For eval and tune, `--resume` names the output folder to finish; elsewhere it is the todo-list flag. */
 const EVAL_OPTIONS = { ...OPTIONS, resume: { type: "string" } } as const;
 
 export function parseCli(argv: string[]): CliArgs {
   let parsed;
   try {
     const lenient = parseArgs({ args: argv, options: OPTIONS, allowPositionals: true, strict: false });
-    const isEval = lenient.positionals[0] === "eval";
+    const isEval = lenient.positionals[0] === "eval" || lenient.positionals[0] === "tune";
     parsed = parseArgs({ args: argv, options: isEval ? EVAL_OPTIONS : OPTIONS, allowPositionals: true, strict: true });
   } catch (error) {
     throw new UsageError(`${(error as Error).message.split("\n")[0]}; see glassbox --help`);
@@ -131,6 +138,9 @@ export function parseCli(argv: string[]): CliArgs {
     jobs: values.jobs === undefined ? 1 : parseJobs(values.jobs),
     shard: values.shard === undefined ? null : parseShard(values.shard),
     resumeEval: typeof values.resume === "string" ? values.resume : undefined,
+    quick: values.quick ?? false,
+    show: values.show ?? false,
+    noProfile: values["no-profile"] ?? false,
     allow: values.allow ?? [],
     deny: values.deny ?? [],
     limits: parseLimitOptions(values.limit ?? []),
@@ -168,6 +178,7 @@ function checkArguments(command: CliArgs["command"], rest: string[], configs: st
   if (command === "compare" && rest.length < 1) throw new UsageError("compare needs results folders of two or more arms: glassbox compare RESULTS_A RESULTS_B…");
   if (command === "report" && rest.length < 1) throw new UsageError("report needs one or more results folders: glassbox report RESULTS… --out report.html");
   if (command === "undo" && rest.length) throw new UsageError(`undo takes no arguments, got "${rest[0]}"; pick a run with --run RUN_ID`);
+  if (command === "tune" && rest.length) throw new UsageError(`tune takes no arguments, got "${rest[0]}"; name the model with --model SPEC`);
   if (command === "init" && rest.length) throw new UsageError(`init takes no arguments, got "${rest[0]}"; point it at a folder with --workspace DIR`);
   if (command !== "eval" && configs.length > 1) throw new UsageError(`--config was given ${configs.length} times; only eval takes several (one arm each)`);
   if (!takesFolders(command) && command !== "mcp" && rest.length > 1) throw new UsageError(`expected one task in quotes, got ${rest.length} words; quote the task: glassbox run "fix the tests"`);

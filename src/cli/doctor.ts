@@ -98,11 +98,11 @@ async function probe(spec: ModelSpec, name: string, configured: ModelOptions, pl
   const findings = [{ ok: true, text: keyLine(place.access ?? NO_ACCESS) }, ...server.findings];
   if (!server.reachable) return findings;
   findings.push(await roundTrip(spec, name, options, place, signal));
-  const probeOptions = ModelOptionsSchema.parse({ ...configured, max_tokens: Math.min(PROBE_TOKENS, configured.max_tokens) });
-  const probeModel = new ToolProtocolModel(createModel(spec, name, probeOptions, undefined, place), place.config.tool_protocol ?? "auto");
+  const cap = Math.min(PROBE_TOKENS, configured.max_tokens);
+  const probeModel = new ToolProtocolModel(createModel(spec, name, ModelOptionsSchema.parse({ ...configured, max_tokens: cap }), undefined, place), place.config.tool_protocol ?? "auto");
   const choice = await probeModel.toolProtocol(signal);
   findings.push({ ok: true, text: `tool protocol: ${choice.protocol} (${choice.why})` });
-  findings.push(await toolCallProbe(probeModel, spec.kind, server.templateTools, AbortSignal.timeout(PROBE_TIMEOUT_MS), choice.protocol));
+  findings.push(await toolCallProbe(probeModel, spec.kind, server.templateTools, AbortSignal.timeout(PROBE_TIMEOUT_MS), choice.protocol, cap));
   return findings;
 }
 

@@ -14,7 +14,7 @@ import { startArmServers, type ArmServers } from "../eval/own-servers.ts";
 import { ARMS, MANIFEST, RESULTS, mergeArms, planRuns, readManifest, readVerdicts, taskDigest, writeJson, type ArmResults, type Manifest } from "../eval/results.ts";
 
 /** One arm being run: its folder, what it runs with, its tasks and the runs it owes. */
-interface ArmRun {
+export interface ArmRun {
   folder: string;
   manifest: Manifest;
   tasks: Task[];
@@ -37,21 +37,8 @@ export async function evaluate(
   stop?: AbortSignal,
 ): Promise<number> {
   const arms = args.resumeEval ? resumeArms(args) : args.replay ? replayArm(args) : newArms(args);
-  const interrupt = stop ? { signal: stop, close: () => {} } : onInterrupt();
-  try {
-    if (args.insecureTls) progress.write(`glassbox: ${INSECURE_TLS_WARNING}\n`);
-    await runArms(arms, args.jobs, progress, interrupt.signal, { modelName: args.modelName, apiKeyEnv: args.apiKeyEnv, caFile: args.caFile, insecureTls: args.insecureTls });
-  } finally {
-    interrupt.close();
-  }
-  if (interrupt.signal.aborted) {
-    const kept = arms.reduce((sum, arm) => sum + readVerdicts(arm.folder).length, 0);
-    const owed = arms.reduce((sum, arm) => sum + arm.plan.length, 0);
-    const outDir = arms.length > 1 ? dirname(arms[0]!.folder) : arms[0]!.folder;
-    // On a terminal the progress line is still open.
-    progress.write(`${progress.tty ? "\n" : ""}interrupted: ${kept} of ${owed} run(s) finished and kept; the runs that were stopped left nothing. glassbox eval --resume ${outDir} runs the rest\n`);
-    return INTERRUPTED_EXIT;
-  }
+  const interrupted = await runOwed(arms, args, progress, stop, "eval");
+  if (interrupted !== null) return interrupted;
   for (const arm of arms) {
     const verdicts = readVerdicts(arm.folder);
     out(`${arm.manifest.replay ? "replayed" : "ran"} ${verdicts.length} run(s) of arm ${arm.manifest.arm}; results in ${arm.folder}`);
@@ -59,6 +46,28 @@ export async function evaluate(
   }
   if (arms.length > 1) for (const line of compareLines(mergeArms(arms.map((arm) => arm.folder)))) out(line);
   return 0;
+}
+
+/**
+ * The runs the arms owe, `args.jobs` at once, with Ctrl-C as eval takes it: eval's and tune's one
+ * way to run arms. Null when they all ran; INTERRUPTED_EXIT when Ctrl-C stopped them (said on
+ * `progress`, with the `glassbox COMMAND --resume OUT` that runs the rest).
+ */
+export async function runOwed(arms: ArmRun[], args: CliArgs, progress: ProgressSink, stop: AbortSignal | undefined, command: "eval" | "tune"): Promise<number | null> {
+  const interrupt = stop ? { signal: stop, close: () => {} } : onInterrupt();
+  try {
+    if (args.insecureTls) progress.write(`glassbox: ${INSECURE_TLS_WARNING}\n`);
+    await runArms(arms, args.jobs, progress, interrupt.signal, { modelName: args.modelName, apiKeyEnv: args.apiKeyEnv, caFile: args.caFile, insecureTls: args.insecureTls });
+  } finally {
+    interrupt.close();
+  }
+  if (!interrupt.signal.aborted) return null;
+  const kept = arms.reduce((sum, arm) => sum + readVerdicts(arm.folder).length, 0);
+  const owed = arms.reduce((sum, arm) => sum + arm.plan.length, 0);
+  const outDir = arms.length > 1 ? dirname(arms[0]!.folder) : arms[0]!.folder;
+  // On a terminal the progress line is still open.
+  progress.write(`${progress.tty ? "\n" : ""}interrupted: ${kept} of ${owed} run(s) finished and kept; the runs that were stopped left nothing. glassbox ${command} --resume ${outDir} runs the rest\n`);
+  return INTERRUPTED_EXIT;
 }
 
 /** What a shell reports for a command stopped by Ctrl-C (128 + SIGINT). */
@@ -155,13 +164,17 @@ function resumeArms(args: CliArgs): ArmRun[] {
   if (args.tasks || args.model || args.seeds || args.configs.length || args.shard || args.replay || args.out) {
     throw new UsageError("--resume OUT takes its tasks, model, seeds, configs and shard from OUT; pass only --jobs (and --base-url if the server moved)");
   }
-  const outDir = resolve(args.resumeEval!);
+  return armsIn(resolve(args.resumeEval!), args.baseUrl);
+}
+
+/** The arms an eval's output folder holds (with several, arms.json names them), ready to run what they still owe. */
+export function armsIn(outDir: string, baseUrl: string | undefined): ArmRun[] {
   const armsFile = join(outDir, ARMS);
   const folders = existsSync(armsFile) ? (JSON.parse(readFileSync(armsFile, "utf8")) as { arms: string[] }).arms.map((arm) => join(outDir, arm)) : [outDir];
   return folders.map((folder) => {
     const manifest = readManifest(folder);
     if (!manifest) throw new UsageError(`${folder} has no ${MANIFEST}: --resume needs the output folder of a glassbox eval`);
-    if (args.baseUrl) manifest.base_url = args.baseUrl;
+    if (baseUrl) manifest.base_url = baseUrl;
     const tasks = loadTasks(join(folder, "tasks"));
     if (taskDigest(tasks) !== manifest.task_digest) throw new UsageError(`the task files in ${join(folder, "tasks")} changed since the eval started; start a new eval`);
     return { folder, manifest, tasks, plan: manifest.replay ? replayPlan(manifest.replay, tasks) : planRuns(tasks, manifest.seeds, manifest.shard) };
@@ -169,7 +182,7 @@ function resumeArms(args: CliArgs): ArmRun[] {
 }
 
 /** Writes the arm's manifest and task files (with their workspaces), so replay and resume need nothing else. */
-function startArm(folder: string, manifest: Manifest, tasks: Task[], plan: Array<[Task, number]>): ArmRun {
+export function startArm(folder: string, manifest: Manifest, tasks: Task[], plan: Array<[Task, number]>): ArmRun {
   mkdirSync(join(folder, "tasks"), { recursive: true });
   writeJson(join(folder, MANIFEST), manifest);
   for (const task of tasks) writeFileSync(join(folder, "tasks", `${task.name}.json`), JSON.stringify({ ...task, folder: undefined }, null, 2) + "\n");
@@ -248,7 +261,7 @@ function writeResults(arm: ArmRun, finished: Map<string, RunVerdict>): void {
   writeJson(join(arm.folder, RESULTS), verdicts);
 }
 
-function refuseFinished(folder: string): void {
+export function refuseFinished(folder: string): void {
   if (existsSync(join(folder, RESULTS)) || existsSync(join(folder, MANIFEST))) throw new UsageError(`${folder} already holds results; pass another --out, or --resume ${folder}`);
 }
 
@@ -279,6 +292,6 @@ function copyTaskAssets(tasks: Task[], folder: string): void {
   }
 }
 
-function stamp(): string {
+export function stamp(): string {
   return new Date().toISOString().replace(/[-:]/g, "").replace(/\..*/, "");
 }

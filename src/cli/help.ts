@@ -20,6 +20,9 @@ const USAGES: Usage[] = [
   { command: "mcp", usage: "glassbox mcp list | trust NAME | forget NAME", what: "MCP servers, their trust and their tools' digests" },
   { command: "wire", usage: "glassbox wire [--workspace DIR]", what: "one line per logged model request / response" },
   { command: "doctor", usage: "glassbox doctor [--model SPEC]", what: "probe the model server: reachable, model present, context size, tool calls" },
+  { command: "tune", usage: "glassbox tune [--model SPEC] [--quick] [--jobs N] [--out DIR]", what: "will this model work? a battery of eval tasks on your model: its traits, each setting A/B-tested (McNemar), the winners saved as its profile" },
+  { command: "tune", usage: "glassbox tune --resume OUT [--jobs N]", what: "finish an interrupted tune" },
+  { command: "tune", usage: "glassbox tune --show [--model SPEC]", what: "print the model's profile (applied to every run with it; --no-profile runs without)" },
   { command: "eval", usage: "glassbox eval --tasks DIR --model SPEC [--seeds 1..10] [--config A.json]... [--jobs N] [--shard K/N] [--out DIR]", what: "run a task set per seed, one arm per --config (in OUT/<arm>/), N runs at once; a table per arm, each arm against the first" },
   { command: "eval", usage: "glassbox eval --resume OUT [--jobs N] [--base-url URL]", what: "finish an interrupted eval: finished runs are kept, the rest run" },
   { command: "eval", usage: "glassbox eval --replay RUNS_DIR [--config B.json] [--out DIR]", what: "feed recorded replies back through the current harness" },
@@ -54,6 +57,8 @@ const OPTIONS = `Options (TUI and run):
   --resume            start with the todo list saved in .glassbox/progress.json
   --continue          continue the latest saved session (its next request carries every earlier turn)
   --session ID        continue the saved session ID (glassbox sessions lists them)
+  --no-profile        run without the model's profile (glassbox tune writes it; glassbox.json
+                      and the command line win over it anyway)
 
 Environment:
   OLLAMA_HOST            where Ollama is (as Ollama reads it; default 127.0.0.1:11434)
@@ -61,6 +66,8 @@ Environment:
   GLASSBOX_API_KEY       the server's key, sent as a bearer token (openai: also reads OPENAI_API_KEY);
                          keys are read only from the environment, never from glassbox.json
   NODE_EXTRA_CA_CERTS    a PEM file of more CAs to trust, as --ca-file
+  XDG_CONFIG_HOME        model profiles are kept in $XDG_CONFIG_HOME/glassbox/profiles
+                         (default ~/.config/glassbox/profiles)
 
 Exit codes of run: 0 completed, 1 any other stop status, 2 usage or config error.
 `;

@@ -37,6 +37,8 @@ export async function main(argv: string[]): Promise<number> {
         return await (await import("./doctor.ts")).doctor(args);
       case "eval":
         return await (await import("./eval.ts")).evaluate(args);
+      case "tune":
+        return await (await import("./tune.ts")).tune(args);
       case "compare":
         return (await import("./eval.ts")).compare(args);
       case "report":

@@ -6,6 +6,7 @@ import type { CliArgs } from "./args.ts";
 import type { Session } from "../session/session.ts";
 import { connectServers, openSession, prepareModel } from "../session/session.ts";
 import { startRun } from "../session/start-run.ts";
+import { profileFor } from "../session/profile.ts";
 import { formatEvent } from "./printer.ts";
 import { UsageError } from "../protocol/usage-error.ts";
 import { assembleMarked } from "../prompt/layers.ts";
@@ -19,7 +20,7 @@ import { openSaved, restoreNotes, type SavedSession } from "../session/store.ts"
  */
 export async function runHeadless(args: CliArgs, out: (line: string) => void = (line) => console.log(line)): Promise<number> {
   if (!args.task || !args.task.trim()) throw new UsageError('run needs a task: glassbox run [options] "TASK"');
-  const session = openSession(args);
+  const session = openSession(args, undefined, undefined, { profile: await profileFor(args) });
   const saved = openSaved(session, args);
   // On stderr, so stdout stays the event stream.
   if (session.insecureTls) console.error(`glassbox: ${INSECURE_TLS_WARNING}`);

@@ -33,6 +33,8 @@ export interface RunInput {
   workspace: string;
   /** How checks are confined, recorded in run_start. */
   sandbox?: SandboxInfo;
+  /** The model profile the session applies (null: none), recorded in run_start. */
+  profile?: { path: string; settings: Record<string, unknown> } | null;
   /** The most tokens one reply may take (model_options.max_tokens): it must fit the window too. */
   replyTokenCap?: number;
   /** The conversation so far (a TUI session's earlier turns); the run appends to it. */
@@ -160,6 +162,7 @@ export class Run implements RunStanding {
       prompt_layers: this.input.promptLayers ?? [],
       ...(this.input.sandbox ? { sandbox: this.input.sandbox } : {}),
       tool_protocol: this.toolProtocol,
+      ...(this.input.profile !== undefined ? { profile: this.input.profile } : {}),
     };
   }
 

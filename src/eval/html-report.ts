@@ -26,7 +26,7 @@ export function summarize(arm: ArmResults): ArmSummary {
  * The whole report as one HTML file: charts inlined as SVG, styles inline, no script and no
  * address to fetch, so it opens the same offline, in a mail, or years later.
  */
-export async function htmlReport(arms: ArmResults[]): Promise<string> {
+export async function htmlReport(arms: ArmResults[], notes?: { title: string; lines: string[] }): Promise<string> {
   const summaries = arms.map(summarize);
   const [passChart, tokenChart, secondChart] = await Promise.all([
     renderSvg(passRateSpec(summaries)),
@@ -54,6 +54,7 @@ td.n{text-align:right;font-variant-numeric:tabular-nums}.pass{color:#1a7f37}.fai
 </style></head><body>
 <h1>glassbox eval report</h1>
 <p>${arms.length} arm(s), ${arms.reduce((sum, arm) => sum + arm.verdicts.length, 0)} run(s). The first arm, <b>${escapeHtml(first.label)}</b>, is the baseline the others are paired against.</p>
+${notes ? `<h2>${escapeHtml(notes.title)}</h2>\n<ul id="notes">${notes.lines.map((line) => `<li>${escapeHtml(line)}</li>`).join("")}</ul>` : ""}
 <div class="charts"><figure id="pass-rate">${passChart}</figure><figure id="tokens">${tokenChart}</figure><figure id="seconds">${secondChart}</figure></div>
 <h2>Arms</h2>
 <table><tr><th>arm</th><th>passed</th><th>pass rate</th><th>95% Wilson interval</th><th>mean tokens</th><th>mean seconds</th><th>folders</th></tr>

@@ -24,6 +24,8 @@ export interface RunVerdict {
   seconds: number;
   refusals: Record<Exclude<Decision, "allowed">, number>;
   run_id: string;
+  /** The median wait from a request to the first piece of its reply, in ms (null: no request; absent in older results). */
+  first_token_ms?: number | null;
 }
 
 /** How each run reaches its server: the eval's --model-name, --api-key-env, --ca-file and --insecure-tls, as `run` takes them. */
@@ -73,7 +75,11 @@ export async function runOne(task: Task, seed: number, options: EvalRunOptions):
     const session = openSession(args, undefined, undefined, { seed, allowExperiments: options.allowExperiments, limits: task.limits });
     const run = startRun(session, task.prompt, options.signal);
     const events: AgentEvent[] = [];
-    for await (const event of run.events) events.push(event);
+    const firstToken = new FirstTokenClock();
+    for await (const event of run.events) {
+      firstToken.saw(event);
+      events.push(event);
+    }
     if (options.signal?.aborted) return null;
     const seconds = (performance.now() - started) / 1000;
     copyFileSync(run.logPath, join(folder, "events.jsonl"));
@@ -93,11 +99,32 @@ export async function runOne(task: Task, seed: number, options: EvalRunOptions):
       seconds: Math.round(seconds * 1000) / 1000,
       refusals,
       run_id: run.runId,
+      first_token_ms: firstToken.median(),
     };
     writeFileSync(join(folder, "verdict.json"), JSON.stringify(verdict, null, 2) + "\n");
     return verdict;
   } finally {
     rmSync(holder, { recursive: true, force: true });
+  }
+}
+
+/** Times each request's first piece of reply as the events arrive (the events carry no clock). */
+class FirstTokenClock {
+  private asked: number | null = null;
+  private readonly waits: number[] = [];
+
+  saw(event: AgentEvent): void {
+    if (event.kind === "model_request") this.asked = performance.now();
+    else if (this.asked !== null && (event.kind === "model_delta" || event.kind === "model_done")) {
+      this.waits.push(performance.now() - this.asked);
+      this.asked = null;
+    }
+  }
+
+  median(): number | null {
+    if (this.waits.length === 0) return null;
+    const sorted = [...this.waits].sort((a, b) => a - b);
+    return Math.round(sorted[Math.floor(sorted.length / 2)]!);
   }
 }
 

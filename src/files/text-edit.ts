@@ -43,8 +43,11 @@ export interface EditProblem {
   advice: string;
 }
 
-/** Applies one edit; `new` takes the file's line endings (and, for a loose match, its indentation). */
-export function applyEdit(text: string, edit: EditRequest): EditOutcome {
+/**
+ * Applies one edit; `new` takes the file's line endings (and, for a loose match, its indentation).
+ * `loose` false (`components.loose_edits` off): exact matches only.
+ */
+export function applyEdit(text: string, edit: EditRequest, loose = true): EditOutcome {
   const eol = lineEnding(text);
   const replacement = withLineEndings(edit.new, eol);
   const count = occurrences(text, edit.old);
@@ -66,15 +69,16 @@ export function applyEdit(text: string, edit: EditRequest): EditOutcome {
     const at = text.indexOf(edit.old);
     return { ok: true, text: text.slice(0, at) + replacement + text.slice(at + edit.old.length), spans: [{ start: at, end: at + replacement.length }], loose: null };
   }
+  if (!loose) return { ok: false, problem: { what: "does not occur exactly", detail: "", advice: "read the file and copy the text exactly, whitespace and line endings included" } };
   return looseEdit(text, edit.old, edit.new, eol);
 }
 
 /** Applies edits in order, each to the result of the one before; the first that fails fails them all. */
-export function applyEdits(text: string, edits: EditRequest[]): { ok: true; text: string; spans: Span[]; loose: Array<string | null> } | { ok: false; index: number; problem: EditProblem } {
+export function applyEdits(text: string, edits: EditRequest[], looseMatching = true): { ok: true; text: string; spans: Span[]; loose: Array<string | null> } | { ok: false; index: number; problem: EditProblem } {
   let spans: Span[] = [];
   const loose: Array<string | null> = [];
   for (const [index, edit] of edits.entries()) {
-    const outcome = applyEdit(text, edit);
+    const outcome = applyEdit(text, edit, looseMatching);
     if (!outcome.ok) return { ok: false, index, problem: outcome.problem };
     spans = [...shiftSpans(spans, text, outcome.text), ...outcome.spans];
     text = outcome.text;

@@ -17,6 +17,8 @@ export const ComponentsSchema = z
     plan_state: z.boolean().default(true),
     /** `edit_file` refuses an edit that would leave the file unparseable. */
     guarded_edits: z.boolean().default(true),
+    /** `edit_file` takes an `old` that differs from the file only in whitespace (false: exact matches only). */
+    loose_edits: z.boolean().default(true),
     /** Each tool result clipped to `max_result_chars`. */
     observation_caps: z.boolean().default(true),
     /** The map's tools: `repo_map`, `find_symbol`, `find_references` (false: none of the three). */

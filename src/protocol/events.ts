@@ -43,6 +43,8 @@ export type AgentEvent =
       sandbox?: SandboxInfo;
       /** How tools reach the model: the request's tools and tool roles, or described in the system prompt (a template that knows none). */
       tool_protocol: ToolProtocol;
+      /** The model profile applied (`glassbox tune` wrote it): its file and the settings that took effect; null: none. Absent without a session. */
+      profile?: { path: string; settings: Record<string, unknown> } | null;
     }
   /** The prompt layers differ from the workspace's prompts.lock (one line per finding). */
   | { kind: "prompt_drift"; findings: string[] }

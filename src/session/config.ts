@@ -20,6 +20,7 @@ import { SANDBOX_MODES } from "../sandbox/sandbox.ts";
 import { McpServersSchema } from "../mcp/config.ts";
 import { ComponentsSchema, DEFAULT_COMPONENTS } from "../protocol/components.ts";
 import { DEFAULT_REPO_MAP_CONFIG, RepoMapConfigSchema } from "../map/map-config.ts";
+import { valueAt, withValueAt } from "../protocol/key-path.ts";
 
 /** Flags glassbox sets itself on a server it starts: it listens on loopback only, on a port glassbox picks. */
 const OWN_SERVER_FLAGS = ["--host", "--port"];
@@ -82,10 +83,21 @@ export const ConfigSchema = z
 
 export type Config = z.infer<typeof ConfigSchema>;
 
-/** The config file: `--config FILE`, else `glassbox.json` in the workspace if present, else defaults. */
-export function loadConfig(explicit: string | undefined, workspaceRoot: string): { config: Config; source: string | null } {
+/**
+ * The config file: `--config FILE`, else `glassbox.json` in the workspace if present, else
+ * defaults. `under`: a model profile's settings (key path → value), laid under the file's keys;
+ * `applied` says which took effect.
+ */
+export function loadConfig(explicit: string | undefined, workspaceRoot: string, under: Record<string, unknown> = {}): { config: Config; source: string | null; applied: Record<string, unknown> } {
   const path = explicit ?? join(workspaceRoot, "glassbox.json");
-  if (!explicit && !existsSync(path)) return { config: ConfigSchema.parse({}, PARSE_ONCE), source: null };
+  const file = !explicit && !existsSync(path) ? null : readConfigFile(path);
+  const { raw, applied } = underConfig(file ?? {}, under);
+  if (file === null && Object.keys(applied).length === 0) return { config: ConfigSchema.parse({}, PARSE_ONCE), source: null, applied };
+  const what = file === null ? "the model profile's settings" : `config file ${path}`;
+  return { config: parseWith(ConfigSchema, raw, what), source: file === null ? null : path, applied };
+}
+
+function readConfigFile(path: string): Record<string, unknown> {
   let text: string;
   try {
     text = readFileSync(path, "utf8");
@@ -99,7 +111,20 @@ export function loadConfig(explicit: string | undefined, workspaceRoot: string):
     throw new UsageError(`config file ${path} is not valid JSON (${(error as Error).message}); fix the file`);
   }
   refuseKeyInFile(raw, path);
-  return { config: parseWith(ConfigSchema, raw, `config file ${path}`), source: path };
+  return raw as Record<string, unknown>;
+}
+
+/** Settings laid under a config file's keys: a key path the file sets keeps the file's value. */
+export function underConfig(raw: Record<string, unknown>, settings: Record<string, unknown>): { raw: Record<string, unknown>; applied: Record<string, unknown> } {
+  const applied: Record<string, unknown> = {};
+  if (raw === null || typeof raw !== "object" || Array.isArray(raw)) return { raw, applied };
+  let merged = raw;
+  for (const [path, value] of Object.entries(settings)) {
+    if (valueAt(raw, path) !== undefined) continue;
+    merged = withValueAt(merged, path, value);
+    applied[path] = value;
+  }
+  return { raw: merged, applied };
 }
 
 /** A key written into a config file would end up in commits and backups: it is refused, and never echoed. */

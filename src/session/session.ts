@@ -22,6 +22,7 @@ import { compareToLock, formatFinding, readLock } from "../prompt/lock.ts";
 import { WireLog, wireLogPath } from "../trace/wire-log.ts";
 import { readProgress, resumeNote } from "../trace/progress.ts";
 import { loadConfig, type Config } from "./config.ts";
+import type { AppliedProfile, Profile } from "./profile.ts";
 import { createModel, parseModelSpec } from "../model/model-spec.ts";
 import { UsageError } from "../protocol/usage-error.ts";
 import { DEMO_MODEL, demoModel } from "../model/demo-model.ts";
@@ -64,6 +65,8 @@ export interface Session {
   mcp: McpHub;
   /** Events from outside a run (MCP servers starting, tools withdrawn), said with the next run event. */
   pending: AgentEvent[];
+  /** The model profile this session applies (run_start, the status line); null: none (no profile, or --no-profile). */
+  profile: AppliedProfile | null;
 }
 
 /** What a session is opened from: the command line's options (CliArgs fits), or eval's per-run copy of them. */
@@ -86,6 +89,8 @@ export interface SessionArgs extends AccessArgs {
   offerTools: boolean;
   strictPrompt: boolean;
   resume: boolean;
+  /** --no-profile: the model's profile (glassbox tune wrote it) is not applied. */
+  noProfile?: boolean;
 }
 
 /** What `glassbox eval` sets beyond the command line: the seed of each run, whether experiments may run, the task's limits. */
@@ -94,10 +99,12 @@ export interface SessionTweaks {
   allowExperiments?: boolean;
   /** An eval task's own limits: under the config's and the command line's. */
   limits?: LimitOverrides;
+  /** The model's profile (profileFor finds it): its settings go under glassbox.json and the command line. */
+  profile?: { path: string; profile: Profile } | null;
 }
 
 export function openSession(args: SessionArgs, approver?: Approver, clock: Clock = systemClock, tweaks: SessionTweaks = {}): Session {
-  const { workspace, config, source } = openWorkspace(args, tweaks);
+  const { workspace, config, source, profile } = openWorkspace(args, tweaks);
   if (tweaks.seed !== undefined) config.model_options.seed = tweaks.seed;
   const limits = resolveLimits(tweaks.limits ?? {}, config.limits, args.limits);
   const servers = collectServers(config.mcp_servers, source, workspace.root);
@@ -152,12 +159,13 @@ export function openSession(args: SessionArgs, approver?: Approver, clock: Clock
     sandbox: choice.info,
     mcp,
     pending,
+    profile,
   };
   return session;
 }
 
-/** The workspace folder, confined unless a replay's experiment says otherwise, and its config. */
-function openWorkspace(args: SessionArgs, tweaks: SessionTweaks): { workspace: Workspace; config: Config; source: string | null } {
+/** The workspace folder, confined unless a replay's experiment says otherwise, its config, and the profile's settings that took effect. */
+function openWorkspace(args: SessionArgs, tweaks: SessionTweaks): { workspace: Workspace; config: Config; source: string | null; profile: AppliedProfile | null } {
   const folder = resolve(args.workspace ?? ".");
   let isFolder = false;
   try {
@@ -166,12 +174,19 @@ function openWorkspace(args: SessionArgs, tweaks: SessionTweaks): { workspace: W
     // Reported below.
   }
   if (!isFolder) throw new UsageError(`workspace ${folder} is not a folder; pass --workspace DIR`);
-  const { config, source } = loadConfig(args.config, new Workspace(folder).root);
+  const { config, source, applied } = loadConfig(args.config, new Workspace(folder).root, tweaks.profile?.profile.settings);
   const unconfined = config.experiment?.disable_confinement ?? false;
   if (unconfined && !tweaks.allowExperiments) {
     throw new UsageError("experiment.disable_confinement is only for counterfactual replays (glassbox eval --replay); remove it from the config");
   }
-  return { workspace: new Workspace(folder, !unconfined), config, source };
+  const profile = tweaks.profile ? { path: tweaks.profile.path, settings: notOnCommandLine(applied, args) } : null;
+  return { workspace: new Workspace(folder, !unconfined), config, source, profile };
+}
+
+/** A profile's settings the command line does not override (--text-tool-calls, --limit): the command line wins. */
+function notOnCommandLine(applied: Record<string, unknown>, args: SessionArgs): Record<string, unknown> {
+  const overridden = (path: string) => (path === "text_tool_calls" && args.textToolCalls !== undefined) || (path.startsWith("limits.") && path.slice("limits.".length) in args.limits);
+  return Object.fromEntries(Object.entries(applied).filter(([path]) => !overridden(path)));
 }
 
 /** The approval rules of the config and the command line; a rule that names no tool is a usage error naming its flag. */

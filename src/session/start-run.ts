@@ -56,6 +56,7 @@ export function startRun(session: Session, task: string, signal?: AbortSignal, s
     clock: session.clock,
     workspace: session.workspace.root,
     sandbox: session.sandbox,
+    profile: session.profile,
     replyTokenCap: session.config.model_options.max_tokens,
     discipline: {
       context: session.config.components.context_management ? contextPolicy(session) : null,

@@ -18,8 +18,11 @@ const MAX_EDITS = 50;
 const oldText = z.string().min(1).max(100_000);
 const newText = z.string().max(100_000);
 
-/** edit_file, with the syntax checks the config adds for file types beyond TS, JS and JSON (`guarded` false: none at all). */
-export function makeEditFile(editChecks: Checks = {}, guarded = true): Tool {
+/**
+ * edit_file, with the syntax checks the config adds for file types beyond TS, JS and JSON
+ * (`guarded` false: none at all); `loose` false: `old` must occur exactly, whitespace included.
+ */
+export function makeEditFile(editChecks: Checks = {}, guarded = true, loose = true): Tool {
   return defineTool({
     name: "edit_file",
     description:
@@ -56,7 +59,7 @@ export function makeEditFile(editChecks: Checks = {}, guarded = true): Tool {
       const current = readTextFile(file);
       const single = !args.edits;
       const edits: EditRequest[] = args.edits ?? [{ old: args.old!, new: args.new!, replace_all: args.replace_all }];
-      const outcome = applyEdits(current.text, edits);
+      const outcome = applyEdits(current.text, edits, loose);
       if (!outcome.ok) {
         const which = single ? "`old`" : `\`edits[${outcome.index}].old\``;
         const nothing = single || outcome.index === 0 ? "" : " (no edit was made, the ones before it included)";

@@ -24,7 +24,8 @@ import type { Components } from "../protocol/components.ts";
 /**
  * The default tool set (CONTRACT.md); run_check exists when checks are configured; run_command
  * always, asking a person unless a rule allows the command. Switched-off
- * components change it: no plan state, no update_todo; no guarded edits, no syntax check; no
+ * components change it: no plan state, no update_todo; no guarded edits, no syntax check; no loose edits,
+ * `old` matched exactly only; no
  * repo_map, none of the map's three tools; no symbol_tools, no find_symbol and find_references.
  * The map leans toward the files the read and edit tools have touched in the session.
  */
@@ -32,7 +33,7 @@ export function defaultTools(
   checks: Checks,
   editChecks: Checks = {},
   sandbox?: Sandbox,
-  components: Pick<Components, "plan_state" | "guarded_edits" | "repo_map" | "symbol_tools"> = { plan_state: true, guarded_edits: true, repo_map: true, symbol_tools: true },
+  components: Pick<Components, "plan_state" | "guarded_edits" | "loose_edits" | "repo_map" | "symbol_tools"> = { plan_state: true, guarded_edits: true, loose_edits: true, repo_map: true, symbol_tools: true },
   mapTokens = 1024,
 ): Tool[] {
   const runCheck = makeRunCheck(checks, sandbox);
@@ -40,7 +41,7 @@ export function defaultTools(
   const touched = new TouchedFiles();
   const symbols = components.symbol_tools ? [findSymbol, findReferences] : [];
   const map = components.repo_map ? [makeRepoMap(mapTokens, touched), ...symbols] : [];
-  const edits = [touching(writeFile, touched), touching(makeEditFile(editChecks, components.guarded_edits), touched)];
+  const edits = [touching(writeFile, touched), touching(makeEditFile(editChecks, components.guarded_edits, components.loose_edits), touched)];
   return [listFiles, touching(readFile, touched), searchText, findFiles, ...map, ...edits, deleteFile, moveFile, ...(runCheck ? [runCheck] : []), makeRunCommand(sandbox), currentTime, ...plan, finish];
 }
 

@@ -1,5 +1,6 @@
 import { READ_ONLY_UNENFORCED } from "../core/policy.ts";
 import { connectServers, openSession, type Session, type SessionArgs } from "../session/session.ts";
+import { profileFor } from "../session/profile.ts";
 import { startRun } from "../session/start-run.ts";
 import { openSaved, type SavedSession, type SessionChoice } from "../session/store.ts";
 import { assembleMarked, type PromptLayer } from "../prompt/layers.ts";
@@ -62,7 +63,7 @@ export async function runTui(args: TuiArgs, options: TuiOptions = {}): Promise<n
   let modal: ApprovalModal | null = null;
   await probeSandboxAhead();
   // Usage and config mistakes surface here, before the screen takes over the terminal.
-  const session = openSession(args, (request) => modal!.ask(request));
+  const session = openSession(args, (request) => modal!.ask(request), undefined, { profile: await profileFor(args) });
   const saved = openSaved(session, args);
   // Pastes and Alt+Enter are taken out of the terminal's input before blessed parses it.
   const input = new RawInput();
@@ -343,7 +344,7 @@ class TuiApp {
     panes.transcript.draw();
     this.scheduler.frameMs = paceFor(panes.transcript.rowsPerSecond());
     const state = this.modal.open ? "waiting for approval" : runs.state;
-    panes.status.setContent(statusLine({ state, queued: runs.queued, warning: this.warning, model: session.model.name, workspace: session.workspace.root, sandbox: session.sandbox, insecureTls: session.insecureTls, server: this.server.status() }));
+    panes.status.setContent(statusLine({ state, queued: runs.queued, warning: this.warning, model: session.model.name, workspace: session.workspace.root, sandbox: session.sandbox, insecureTls: session.insecureTls, server: this.server.status(), profile: session.profile?.path ?? null }));
     panes.verdicts.draw();
     panes.meters.draw(meters(runs.view, Date.now()));
     const rows = session.layers.map((layer, index) => ({ ...layer, state: this.layerStates[index] ?? "unlocked" }));

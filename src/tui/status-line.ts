@@ -3,6 +3,7 @@ import { sandboxBadge } from "./sandbox-badge.ts";
 import { safeTagged } from "./sanitize.ts";
 import { paint } from "./theme.ts";
 import { tildePath } from "../platform/home.ts";
+import { basename } from "node:path";
 import type { ServerStatus } from "./own-server.ts";
 import { INSECURE_TLS_BADGE } from "../model/access.ts";
 
@@ -18,6 +19,8 @@ export interface StatusFacts {
   server?: ServerStatus | null;
   /** --insecure-tls: shown beside the model for as long as it is on. */
   insecureTls?: boolean;
+  /** The model profile applied (its file); named beside the model. */
+  profile?: string | null;
 }
 
 /** The status line (tagged): where and how, the run's state, a warning or the main keys. */
@@ -26,7 +29,8 @@ export function statusLine(facts: StatusFacts): string {
   const { server } = facts;
   const running = server?.tone === "running" ? ` · ${safeTagged(server.text)}` : "";
   const insecure = facts.insecureTls ? ` · ${paint("red", INSECURE_TLS_BADGE)}` : "";
-  const where = `${safeTagged(shortModel(facts.model))}${insecure}${running} · ${safeTagged(shortPath(facts.workspace))} · ${sandboxBadge(facts.sandbox)}`;
+  const profile = facts.profile ? ` · profile ${safeTagged(basename(facts.profile, ".json"))}` : "";
+  const where = `${safeTagged(shortModel(facts.model))}${profile}${insecure}${running} · ${safeTagged(shortPath(facts.workspace))} · ${sandboxBadge(facts.sandbox)}`;
   // A warning, or a server loading or ended, goes first, right after the state, so a narrow terminal clips the model and path, not the fix.
   const notices = [
     ...(facts.warning ? [paint("yellow", safeTagged(facts.warning))] : []),

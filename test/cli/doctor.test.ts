@@ -81,6 +81,20 @@ describe("the tool-call probe", () => {
     expect(text).not.toContain("--jinja");
   });
 
+  test("a probe reply cut off at the reply cap (finish_reason length) is said as cut, not as prose", async () => {
+    const cut = { ...llamaCppTextScene("Let me think about which tool could tell the time, and whether"), pieces: llamaCppTextScene("Let me think about which tool could tell the time, and whether").pieces.map((piece) => (typeof piece === "string" ? piece.replace('"finish_reason":"stop"', '"finish_reason":"length"') : piece)) };
+    const server = llamaCppServer((_, request) => (probing(request) ? cut : llamaCppTextScene("OK")));
+    const { code, lines } = await runDoctor(["--model", `llamacpp:${server.url}`]);
+    expect(code).toBe(1);
+    const text = lines.join("\n");
+    expect(text).toContain("FAIL  tool calls: not known (the probe's reply was cut off at the reply cap (max_tokens 512) before any call: it was still writing, not answering in prose)");
+    expect(text).toMatch(/fix: raise model_options.max_tokens/);
+    expect(text).not.toContain("answered in prose");
+    // The same words ended by the model itself are prose.
+    const prose = llamaCppServer((_, request) => (probing(request) ? llamaCppTextScene("Let me think about which tool could tell the time, and whether") : llamaCppTextScene("OK")));
+    expect((await runDoctor(["--model", `llamacpp:${prose.url}`])).lines.join("\n")).toContain("answered in prose");
+  });
+
   const noTools = (props: any) => ({ ...props, chat_template_caps: { ...props.chat_template_caps, supports_tools: false, supports_tool_calls: false } });
 
   test("llama.cpp whose template cannot render tools, tool_protocol auto: the prompted protocol named, the tool described in the system prompt, no other model asked for", async () => {

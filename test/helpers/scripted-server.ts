@@ -3,10 +3,22 @@ import { join } from "node:path";
 import { SUMMARY_NOTE_MARK, SUMMARY_REQUEST } from "../../src/core/context.ts";
 import { llamaChunk, readFixture, SSE_HEADERS, startFakeServer, type FakeServer, type Scene } from "./fake-server.ts";
 
-interface ScriptReply {
+export interface ScriptReply {
   content?: string;
   answers?: "summary";
   tool_calls?: Array<{ id?: string; name: string; arguments?: unknown }>;
+}
+
+/** A model's trait as one transformation of a good script's reply (its index in the script, the whole script). */
+export type Trait = (reply: ScriptReply, index: number, replies: ScriptReply[]) => ScriptReply;
+
+export interface ScriptedServerOptions {
+  /** Every reply goes through it: a model-like server with a known trait, built from the good scripts. */
+  trait?: Trait;
+  /** The model's id on /v1/models (what glassbox keys a profile by). */
+  modelId?: string;
+  /** The window /props reports (default 8192). */
+  window?: number;
 }
 
 /**
@@ -15,21 +27,24 @@ interface ScriptReply {
  * names the task, and the conversation itself says how far the run is, so it keeps no state per
  * run and any number of runs may interleave.
  */
-export function scriptedServer(tasksDir: string, scriptsDir: string, delayMs: number): FakeServer {
+export function scriptedServer(tasksDir: string, scriptsDir: string, delayMs: number, options: ScriptedServerOptions = {}): FakeServer {
   const byPrompt = new Map<string, ScriptReply[]>();
   for (const file of readdirSync(tasksDir).filter((name) => name.endsWith(".json"))) {
     const task = JSON.parse(readFileSync(join(tasksDir, file), "utf8")) as { prompt: string };
     byPrompt.set(task.prompt, (JSON.parse(readFileSync(join(scriptsDir, file), "utf8")) as { replies: ScriptReply[] }).replies);
   }
-  const props = readFixture("llamacpp-wire/00-props.json").replace('"n_ctx":4096', '"n_ctx":8192');
+  const props = readFixture("llamacpp-wire/00-props.json").replace('"n_ctx":4096', `"n_ctx":${options.window ?? 8192}`);
   return startFakeServer((request) => {
     if (request.path === "/props") return { status: 200, headers: { "Content-Type": "application/json" }, pieces: [props] };
+    if (request.path === "/v1/models") return { status: 200, headers: { "Content-Type": "application/json" }, pieces: [JSON.stringify({ object: "list", data: [{ id: options.modelId ?? "models/scripted.gguf", object: "model", owned_by: "llamacpp" }] })] };
     const messages = (request.body?.messages ?? []) as Array<{ role: string; content?: string }>;
     const prompt = messages.find((message) => message.role === "user")?.content ?? "";
     const replies = byPrompt.get(prompt);
-    const reply = replies?.[replyIndex(messages, replies)];
-    if (!reply) return { status: 500, headers: { "Content-Type": "application/json" }, pieces: [delayMs, '{"error":{"code":500,"message":"no scripted reply left for this conversation"}}'] };
-    return { ...replyScene(reply), pieces: [delayMs, ...replyScene(reply).pieces] };
+    const index = replies ? replyIndex(messages, replies) : -1;
+    const found = replies?.[index];
+    if (!found) return { status: 500, headers: { "Content-Type": "application/json" }, pieces: [delayMs, '{"error":{"code":500,"message":"no scripted reply left for this conversation"}}'] };
+    const scene = replyScene(options.trait ? options.trait(found, index, replies!) : found, request.body?.max_tokens);
+    return { ...scene, pieces: [delayMs, ...scene.pieces] };
   });
 }
 
@@ -61,7 +76,12 @@ function inOrder(messages: Array<{ role: string; content?: string; tool_calls?: 
   return Math.max(answered, summarized) + 1;
 }
 
-function replyScene(reply: ScriptReply): Scene {
+/** A reply as llama.cpp streams it; one longer than `maxTokens` words (a word a token) is cut there, its calls never written, as a server cuts at the reply cap. */
+function replyScene(reply: ScriptReply, maxTokens?: number): Scene {
+  const words = reply.content?.match(/\S+\s*|\s+/g) ?? [];
+  if (maxTokens !== undefined && words.length > maxTokens) {
+    return { status: 200, headers: SSE_HEADERS, pieces: [llamaChunk({ role: "assistant", content: null }), llamaChunk({ content: words.slice(0, maxTokens).join("") }), llamaChunk({}, "length"), "data: [DONE]\n\n"] };
+  }
   const calls = (reply.tool_calls ?? []).map((call, index) =>
     llamaChunk({ tool_calls: [{ index, id: call.id ?? `call${index}`, type: "function", function: { name: call.name, arguments: typeof call.arguments === "string" ? call.arguments : JSON.stringify(call.arguments ?? {}) } }] }),
   );

@@ -1,6 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { defaultTools } from "../../src/tools/index.ts";
+import { DEFAULT_COMPONENTS } from "../../src/protocol/components.ts";
 import { join } from "node:path";
 import { makeWorkspace } from "../helpers/workspace.ts";
 import { call, runScripted } from "../helpers/run.ts";
@@ -186,4 +187,34 @@ test("a file changed while the edit waited for approval is refused and keeps the
   const verdict = await gate(ws.root, { approver }).call("edit_file", { path: "f.txt", old: "three", new: "3" });
   expectRefused(verdict, ws, "`path`", /changed while the call waited for approval/);
   expect(read(ws.root, "f.txt")).toBe("one\ntwo\nthree\nedited by hand\n");
+});
+
+describe("components.loose_edits off: exact matches only", () => {
+  const FILE_TS = "function f() {\n    if (a) {\n        b();\n    }\n}\n";
+  const looseOld = { path: "f.ts", old: "if (a) {\n  b();\n}\n", new: "if (a) {\n  c();\n}\n" };
+  const toolsWith = (loose: boolean) => defaultTools({}, {}, undefined, { ...DEFAULT_COMPONENTS, loose_edits: loose });
+
+  test("an `old` re-indented is refused, and says to copy the text exactly", async () => {
+    const ws = makeWorkspace();
+    writeFileSync(join(ws.root, "f.ts"), FILE_TS);
+    const verdict = await gate(ws.root, { allow: ["edit_file"], tools: toolsWith(false) }).call("edit_file", looseOld);
+    expectRefused(verdict, ws, "`old`", /does not occur exactly in f\.ts; read the file and copy the text exactly, whitespace and line endings included/);
+    expect(read(ws.root, "f.ts")).toBe(FILE_TS);
+  });
+
+  test("the same edit with the switch on (the default) is matched loosely", async () => {
+    const ws = makeWorkspace();
+    writeFileSync(join(ws.root, "f.ts"), FILE_TS);
+    const verdict = await gate(ws.root, { allow: ["edit_file"], tools: toolsWith(true) }).call("edit_file", looseOld);
+    expect(verdict.decision).toBe("allowed");
+    expect(read(ws.root, "f.ts")).toBe("function f() {\n    if (a) {\n        c();\n    }\n}\n");
+  });
+
+  test("an exact `old` is still edited with the switch off", async () => {
+    const ws = makeWorkspace();
+    writeFileSync(join(ws.root, "f.ts"), FILE_TS);
+    const verdict = await gate(ws.root, { allow: ["edit_file"], tools: toolsWith(false) }).call("edit_file", { path: "f.ts", old: "        b();", new: "        c();" });
+    expect(verdict.decision).toBe("allowed");
+    expect(read(ws.root, "f.ts")).toContain("c();");
+  });
 });

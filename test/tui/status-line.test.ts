@@ -14,3 +14,10 @@ test("--insecure-tls is shown in red beside the model while it is on, and not ot
   expect(plain(statusLine({ ...facts, insecureTls: true, warning: "stopping the run…" }))).toContain("stopping the run… · openai:https://gpu-box:8000/v1 · insecure TLS · /ws");
   expect(plain(statusLine(facts))).not.toContain("insecure");
 });
+
+test("the model's profile (glassbox tune wrote it) is named beside the model; none, nothing is said", () => {
+  const profiled = { ...facts, profile: "/home/me/.config/glassbox/profiles/qwen2.5-coder-7b-q4_k_m.gguf-1a2b3c4d5e6f.json" };
+  expect(plain(statusLine(profiled))).toStartWith(" openai:https://gpu-box:8000/v1 · profile qwen2.5-coder-7b-q4_k_m.gguf-1a2b3c4d5e6f · /ws · ");
+  expect(plain(statusLine({ ...profiled, warning: "stopping the run…" }))).toContain("openai:https://gpu-box:8000/v1 · profile qwen2.5-coder-7b-q4_k_m.gguf-1a2b3c4d5e6f · /ws");
+  expect(plain(statusLine({ ...facts, profile: null }))).not.toContain("profile");
+});

@@ -125,9 +125,9 @@ async function conclude(outDir: string, manifest: TuneManifest, out: (line: stri
     tune: { out: outDir, quick: manifest.quick, model: manifest.model },
     speed: { first_token_ms: counts.firstTokenMs, prefill_tokens_per_second: counts.prefillPerSecond, generation_tokens_per_second: counts.generationPerSecond, prompt_reused_share: counts.reusedShare },
   };
-  const path = saveProfile(profile, env);
   writeFileSync(join(outDir, "report.html"), await htmlReport(arms, { title: "Traits and settings", lines }));
   for (const line of lines) out(line);
+  const path = saveProfile(profile, env);
   out(`profile: ${path} (${Object.keys(profile.settings).length} setting(s) changed; applied to every run with this model, --no-profile runs without it, glassbox.json and the command line win)`);
   out(`results: ${outDir} (report ${join(outDir, "report.html")}; glassbox compare ${outDir} pairs each arm with the defaults)`);
   return 0;

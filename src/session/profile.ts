@@ -55,10 +55,14 @@ export function profilePath(identity: ModelIdentity, env: Record<string, string 
 /** Written through a rename, so a profile is never half a file. */
 export function saveProfile(profile: Profile, env: Record<string, string | undefined> = process.env): string {
   const path = profilePath(profile.identity as ModelIdentity, env);
-  mkdirSync(resolve(path, ".."), { recursive: true });
-  const temporary = `${path}.${process.pid}.tmp`;
-  writeFileSync(temporary, JSON.stringify(profile, null, 2) + "\n");
-  renameSync(temporary, path);
+  try {
+    mkdirSync(resolve(path, ".."), { recursive: true });
+    const temporary = `${path}.${process.pid}.tmp`;
+    writeFileSync(temporary, JSON.stringify(profile, null, 2) + "\n");
+    renameSync(temporary, path);
+  } catch (error) {
+    throw new UsageError(`cannot write the model profile ${path} (${(error as NodeJS.ErrnoException).code ?? (error as Error).message}); make the folder writable or set XDG_CONFIG_HOME to one that is (the results are kept)`);
+  }
   return path;
 }
 

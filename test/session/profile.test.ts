@@ -44,6 +44,12 @@ describe("where profiles are kept", () => {
     expect(readProfile({ server: "scripted", model: "/m/b.json" }, env)).toBeNull();
   });
 
+  test("a profile folder that cannot be written is a usage error saying what to do", () => {
+    const blocked = join(tempFolder("profile-cfg"), "file");
+    writeFileSync(blocked, "not a folder");
+    expect(() => saveProfile(profileOf("/m/a.json", {}), { XDG_CONFIG_HOME: blocked })).toThrow(/cannot write the model profile .*set XDG_CONFIG_HOME to one that is/);
+  });
+
   test("a file that is not a profile is a usage error naming it and what to do", () => {
     const env = { XDG_CONFIG_HOME: tempFolder("profile-cfg") };
     const identity = { server: "scripted", model: "/m/a.json" };

@@ -11,11 +11,11 @@ import { glassbox, type CliResult } from "../helpers/cli.ts";
 import { makeWorkspace } from "../helpers/workspace.ts";
 import { LLAMA_START_TIMEOUT, llamaServer, withoutLlama, type LlamaServer } from "../helpers/llama.ts";
 
-/** A workspace whose glassbox.json sets these model options. */
-function workspaceWith(modelOptions: Record<string, unknown>): string {
+/** A workspace whose glassbox.json sets these model options (and any other keys in `config`). */
+function workspaceWith(modelOptions: Record<string, unknown>, config: Record<string, unknown> = {}): string {
   const { root } = makeWorkspace();
   const path = join(root, "glassbox.json");
-  writeFileSync(path, JSON.stringify({ ...JSON.parse(readFileSync(path, "utf8")), model_options: { temperature: 0, seed: 1, ...modelOptions } }));
+  writeFileSync(path, JSON.stringify({ ...JSON.parse(readFileSync(path, "utf8")), ...config, model_options: { temperature: 0, seed: 1, ...modelOptions } }));
   return root;
 }
 
@@ -66,7 +66,8 @@ describe.skipIf(await withoutLlama())("headless runs against a real llama-server
 
 describe.skipIf(await withoutLlama())("doctor against a real llama-server", () => {
   // A reply cap of 48 tokens: the prose model never ends a reply by itself, and under a tool grammar it writes 20-100 tokens a second here.
-  const doctor = (server: LlamaServer) => glassbox(["doctor", "--model", `llamacpp:${server.url}`, "--workspace", workspaceWith({ max_tokens: 48 })], { timeoutMs: 90_000 });
+  const doctor = (server: LlamaServer, config: Record<string, unknown> = {}) =>
+    glassbox(["doctor", "--model", `llamacpp:${server.url}`, "--workspace", workspaceWith({ max_tokens: 48 }, config)], { timeoutMs: 90_000 });
 
   test("a model that calls tools: `tool calls: native`, the window and the template's support read from the server", async () => {
     const result = await doctor(await llamaServer("tools"));
@@ -85,10 +86,14 @@ describe.skipIf(await withoutLlama())("doctor against a real llama-server", () =
     expect(result.stdout).not.toContain("--jinja");
   }, LLAMA_START_TIMEOUT);
 
-  test("a template that cannot render tools (llama.cpp's built-in chatml): the fix names --jinja and --chat-template-file", async () => {
-    const result = await doctor(await llamaServer("prose", { args: ["--chat-template", "chatml"] }));
-    expect(result.code).toBe(1);
-    expect(result.stdout).toContain("FAIL  tool calls: none (the chat template cannot render tools");
-    expect(result.stdout).toMatch(/fix: start llama-server with --jinja[^\n]*--chat-template-file/);
+  test("a template that cannot render tools (llama.cpp's built-in chatml): auto speaks the prompted protocol; native names --jinja and --chat-template-file", async () => {
+    const server = await llamaServer("prose", { args: ["--chat-template", "chatml"] });
+    const auto = await doctor(server);
+    expect(auto.stdout).toContain("ok    tool protocol: prompted (the server's chat template has no tools)");
+    expect(auto.stdout).not.toContain("--jinja");
+    const native = await doctor(server, { tool_protocol: "native" });
+    expect(native.code).toBe(1);
+    expect(native.stdout).toContain("FAIL  tool calls: none (the chat template cannot render tools");
+    expect(native.stdout).toMatch(/fix: start llama-server with --jinja[^\n]*--chat-template-file/);
   }, LLAMA_START_TIMEOUT);
 });

@@ -287,7 +287,7 @@ describe.skipIf(E2E_SKIPPED)("the compiled binary in a real terminal", () => {
     expect(done).toMatch(/│ +3 +bidi:<U\+202E>evil<U\+202C> end\s+│/);
     expect(done).toMatch(/│2 edit_file .* denied/);
     // The screen was never cleared: the header is still the transcript's first row.
-    expect(done.split("\n")[1]).toMatch(/^│glassbox · scripted:\S+untrusted\.json · workspace/);
+    expect(done.split("\n")[1]).toMatch(/^│glassbox · scripted:\S+untrusted\.json ·/);
     expect(pane.format("#{pane_title}")).toBe(titleBefore);
     expect(pane.format("#{pane_title}")).not.toContain("pwned");
     expect(fs.readFileSync(path.join(workspace, "NOTES.md"), "utf8")).toBe(nasty);

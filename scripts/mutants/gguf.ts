@@ -127,7 +127,7 @@ export const MUTANTS: Mutant[] = [
     file: "src/tui/app.ts",
     find: "server: this.server.status(),",
     replace: "server: null,",
-    tests: ["test/e2e/tui.test.ts"],
+    tests: ["test/e2e/gguf.test.ts"],
   },
   {
     name: "picking a GGUF file does not start its server",

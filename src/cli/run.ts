@@ -56,9 +56,15 @@ function stopOnSignals(interrupt: AbortController): () => void {
   for (const name of HANG_UPS) process.on(name, onSignal);
   return () => {
     process.off("SIGINT", onSignal);
-    for (const name of HANG_UPS) process.off(name, onSignal);
+    // The run has ended and glassbox is about to exit with its status: a hang-up now must not cut that short (exit 129).
+    for (const name of HANG_UPS) {
+      process.off(name, onSignal);
+      if (!process.listeners(name).includes(ignoreHangUp)) process.on(name, ignoreHangUp);
+    }
   };
 }
+
+const ignoreHangUp = () => {};
 
 async function runSession(args: CliArgs, session: Session, saved: SavedSession, signal: AbortSignal, out: (line: string) => void): Promise<number> {
   if (args.showPrompt) {

@@ -7,7 +7,7 @@ import type { RunVerdict } from "./runner.ts";
 /**
  * `glassbox tune`'s battery and settings, as data. Each setting is one config key path and the
  * value tune tries against the default, on the same tasks and seeds; adding a setting is adding a
- * line here (`tool_protocol` joins once issue 49's native/prompted switch is in the config).
+ * line here.
  */
 export interface TuneSetting {
   /** The config key path (`components.loose_edits`). */
@@ -24,7 +24,8 @@ export const TUNE_SETTINGS: TuneSetting[] = [
   { key: "context.soft_ratio", alternative: 0.6 },
   { key: "model_options.max_tokens", alternative: 4096 },
   { key: "model_options.temperature", alternative: 0 },
-  // { key: "tool_protocol", alternative: "prompted" },  — issue 49
+  // Where the template knows tools, auto speaks native; the prompted protocol is the other way to the same model.
+  { key: "tool_protocol", alternative: "prompted" },
 ];
 
 /**

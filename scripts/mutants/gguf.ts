@@ -82,8 +82,8 @@ export const MUTANTS: Mutant[] = [
   {
     name: "the window is not multiplied by the slots",
     file: "src/model/llama-server-launch.ts",
-    find: "    window: perSlot * slots,\n",
-    replace: "    window: perSlot,\n",
+    find: "    window: plan.window * slots,\n",
+    replace: "    window: plan.window,\n",
     tests: ["test/model/llama-server-launch.test.ts"],
   },
   {

@@ -110,14 +110,14 @@ export const MUTANTS: Mutant[] = [
   {
     name: "text calls: the switch is ignored",
     file: "src/session/session.ts",
-    find: "return (args.textToolCalls ?? config.text_tool_calls) ? new TextCallModel(recorded) : recorded;",
-    replace: "return new TextCallModel(recorded);",
+    find: "const recovered = (args.textToolCalls ?? config.text_tool_calls) ? new TextCallModel(recorded) : recorded;",
+    replace: "const recovered = new TextCallModel(recorded);",
     tests: ["test/cli/run.test.ts"],
   },
   {
     name: "text calls: recovered from a reply that has protocol calls",
     file: "src/model/text-call-model.ts",
-    find: "    if (protocolCalls) return;\n",
+    find: "  if (protocolCalls) return;\n",
     replace: "",
     tests: ["test/model/text-call-model.test.ts"],
   },

@@ -83,8 +83,15 @@ describe.skipIf(await withoutLlama())("doctor against a real llama-server", () =
     expect(result.stdout).not.toContain("--jinja");
   }, LLAMA_START_TIMEOUT);
 
-  test("a template that cannot render tools (llama.cpp's built-in chatml): the fix names --jinja and --chat-template-file", async () => {
-    const result = await doctor(await llamaServer("prose", { args: ["--chat-template", "chatml"] }));
+  test("a template that cannot render tools (llama.cpp's built-in chatml): the prompted protocol under auto; under native the fix names --jinja and --chat-template-file", async () => {
+    const server = await llamaServer("prose", { args: ["--chat-template", "chatml"] });
+    const auto = await doctor(server);
+    expect(auto.stdout).toContain("ok    tool protocol: prompted (the server's chat template has no tools)");
+    expect(auto.stdout).toContain("FAIL  tool calls: none (the tool was described in the system prompt and the model answered in prose");
+    const workspace = workspaceWith({ max_tokens: 48 });
+    const path = join(workspace, "glassbox.json");
+    writeFileSync(path, JSON.stringify({ ...JSON.parse(readFileSync(path, "utf8")), tool_protocol: "native" }));
+    const result = await glassbox(["doctor", "--model", `llamacpp:${server.url}`, "--workspace", workspace], { timeoutMs: 90_000 });
     expect(result.code).toBe(1);
     expect(result.stdout).toContain("FAIL  tool calls: none (the chat template cannot render tools");
     expect(result.stdout).toMatch(/fix: start llama-server with --jinja[^\n]*--chat-template-file/);

@@ -65,4 +65,11 @@ export const MUTANTS: Mutant[] = [
     replace: "      ? true\n",
     tests: ["test/cli/doctor.test.ts"],
   },
+  {
+    name: "the headless printer does not name the prompted protocol",
+    file: "src/cli/printer.ts",
+    find: '${event.tool_protocol === "prompted" ? " (tools in the prompt: the prompted tool protocol)" : ""}',
+    replace: "",
+    tests: ["test/session/tool-protocol.test.ts"],
+  },
 ];

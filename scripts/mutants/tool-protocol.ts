@@ -72,4 +72,18 @@ export const MUTANTS: Mutant[] = [
     replace: "",
     tests: ["test/session/tool-protocol.test.ts"],
   },
+  {
+    name: "llama.cpp's template caps not read",
+    file: "src/model/llamacpp.ts",
+    find: 'return typeof caps?.supports_tools === "boolean" ? caps.supports_tools : null;',
+    replace: "return null;",
+    tests: ["test/model/tool-protocol-model.test.ts"],
+  },
+  {
+    name: "Ollama's tools capability not read",
+    file: "src/model/ollama.ts",
+    find: 'return Array.isArray(capabilities) ? capabilities.includes("tools") : null;',
+    replace: "return null;",
+    tests: ["test/model/tool-protocol-model.test.ts"],
+  },
 ];

@@ -65,4 +65,25 @@ export const MUTANTS: Mutant[] = [
     replace: "      ? true\n",
     tests: ["test/cli/doctor.test.ts"],
   },
+  {
+    name: "the headless printer does not name the prompted protocol",
+    file: "src/cli/printer.ts",
+    find: '${event.tool_protocol === "prompted" ? " (tools in the prompt: the prompted tool protocol)" : ""}',
+    replace: "",
+    tests: ["test/session/tool-protocol.test.ts"],
+  },
+  {
+    name: "llama.cpp's template caps not read",
+    file: "src/model/llamacpp.ts",
+    find: 'return typeof caps?.supports_tools === "boolean" ? caps.supports_tools : null;',
+    replace: "return null;",
+    tests: ["test/model/tool-protocol-model.test.ts"],
+  },
+  {
+    name: "Ollama's tools capability not read",
+    file: "src/model/ollama.ts",
+    find: 'return Array.isArray(capabilities) ? capabilities.includes("tools") : null;',
+    replace: "return null;",
+    tests: ["test/model/tool-protocol-model.test.ts"],
+  },
 ];

@@ -6,7 +6,7 @@ import type { AgentEvent } from "../protocol/events.ts";
 export function formatEvent(event: AgentEvent): string | null {
   switch (event.kind) {
     case "run_start":
-      return `glassbox run ${event.run_id} · model ${event.model}${event.profile ? ` · profile ${event.profile.path}` : ""} · workspace ${event.workspace}${sandboxNote(event.sandbox)}`;
+      return `glassbox run ${event.run_id} · model ${event.model}${event.tool_protocol === "prompted" ? " (tools in the prompt: the prompted tool protocol)" : ""}${event.profile ? ` · profile ${event.profile.path}` : ""} · workspace ${event.workspace}${sandboxNote(event.sandbox)}`;
     case "model_reply": {
       const tokens = event.prompt_tokens !== null ? ` (${event.prompt_tokens} prompt + ${event.gen_tokens} generated tokens)` : "";
       const text = event.text ? `: ${oneLine(event.text, 200)}` : "";

@@ -3,6 +3,10 @@ import { ToolProtocolModel, refusesTools } from "../../src/model/tool-protocol-m
 import { ModelError, type ModelClient, type ModelDelta, type ModelRequest, type ToolDeclaration, type ToolProtocolSetting } from "../../src/protocol/model.ts";
 import type { Message } from "../../src/protocol/messages.ts";
 import { assembled, collect } from "../helpers/model.ts";
+import { LlamaCppModel } from "../../src/model/llamacpp.ts";
+import { OllamaModel } from "../../src/model/ollama.ts";
+import { ModelOptionsSchema } from "../../src/model/options.ts";
+import { fakeOllama, llamaCppServer, llamaCppTextScene, ollamaExample } from "../helpers/fake-server.ts";
 
 const READ: ToolDeclaration = { name: "read_file", description: "Read a file.", parameters: { type: "object", properties: { path: { type: "string" } } } };
 
@@ -101,4 +105,17 @@ test("the prompt is counted as it is sent: prompted messages, no tools", async (
   const counted = await model(server).countPromptTokens(RECORD, [READ], new AbortController().signal);
   expect(counted).toBe(4 * 100);
   expect(await model(new FakeServer(true, "")).countPromptTokens(RECORD, [READ], new AbortController().signal)).toBe(4 * 100 + 1);
+});
+
+test("what each adapter says of its template: llama.cpp's chat_template_caps, Ollama's tools capability", async () => {
+  const signal = new AbortController().signal;
+  const options = ModelOptionsSchema.parse({});
+  const llama = (supports: boolean) => llamaCppServer(() => llamaCppTextScene("OK"), (props) => ({ ...props, chat_template_caps: { ...props.chat_template_caps, supports_tools: supports } }));
+  expect(await new LlamaCppModel("llamacpp", llama(false).url, options).templateTools(signal)).toBe(false);
+  expect(await new LlamaCppModel("llamacpp", llama(true).url, options).templateTools(signal)).toBe(true);
+  const ollama = (capabilities: string[]) => fakeOllama([{ name: "gemma3:4b", size: 1, contextLength: 131_072, capabilities }], () => ollamaExample("01-text-stream"));
+  expect(await new OllamaModel("ollama:gemma3:4b", "gemma3:4b", ollama(["completion", "vision"]).url, options).templateTools(signal)).toBe(false);
+  expect(await new OllamaModel("ollama:qwen3", "gemma3:4b", ollama(["completion", "tools"]).url, options).templateTools(signal)).toBe(true);
+  // Nobody answers: not known, and auto stays native until a refusal.
+  expect(await new LlamaCppModel("llamacpp", "http://127.0.0.1:9", options).templateTools(signal)).toBeNull();
 });

@@ -11,7 +11,7 @@ import { glassbox } from "../helpers/cli.ts";
 import { tempFolder } from "../helpers/workspace.ts";
 import { LLAMA_START_TIMEOUT, withoutLlama } from "../helpers/llama.ts";
 import { modelCopy, serversOf } from "../helpers/gguf.ts";
-import { TUNE_SETTINGS } from "../../src/eval/tune.ts";
+import { QUICK_BATTERY, TUNE_SETTINGS } from "../../src/eval/tune.ts";
 
 describe.skipIf(await withoutLlama())("tune --quick against a real llama-server", () => {
   let env: Record<string, string>;
@@ -30,7 +30,9 @@ describe.skipIf(await withoutLlama())("tune --quick against a real llama-server"
     const result = await glassbox(["tune", "--model", `gguf:${model}`, "--quick", "--jobs", "2", "--workspace", ws, "--out", out], { env, timeoutMs: 900_000 });
     expect(result.code).toBe(0);
     expect([...result.stderr.matchAll(/started llama-server for gguf:/g)]).toHaveLength(1);
-    expect(result.stderr).toContain("40/40 runs");
+    // Every quick task once for the defaults and once per setting's other value.
+    const runs = QUICK_BATTERY.length * (TUNE_SETTINGS.length + 1);
+    expect(result.stderr).toContain(`${runs}/${runs} runs`);
     const lines = result.stdout.split("\n");
     for (const setting of TUNE_SETTINGS) expect(lines).toContainEqual(expect.stringMatching(new RegExp(`^${setting.key.replaceAll(".", "\\.")}: .+ \\(kept\\) — \\d/\\d passes, p=[\\d.]+$`)));
     expect(lines).toContainEqual(expect.stringMatching(/^speed: first token \d+ ms, prefill \d+ tok\/s, generation \d+ tok\/s/));

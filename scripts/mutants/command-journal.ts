@@ -11,8 +11,8 @@ export const MUTANTS: Mutant[] = [
   {
     name: "the checkpoint drops a read-only rule's mode",
     file: "src/core/checkpoint.ts",
-    find: 'plan.readOnly = rules.verdict === "allow" && rules.readOnly && !reason;',
-    replace: "plan.readOnly = false;",
+    find: 'plan.readOnly = (rules.verdict === "allow" && rules.readOnly && !reason) || this.options.readOnly === true;',
+    replace: "plan.readOnly = this.options.readOnly === true;",
     tests: ["test/tools/run_command.test.ts"],
   },
   {

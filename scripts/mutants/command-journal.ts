@@ -11,8 +11,8 @@ export const MUTANTS: Mutant[] = [
   {
     name: "the checkpoint drops a read-only rule's mode",
     file: "src/core/checkpoint.ts",
-    find: 'plan.readOnly = rules.verdict === "allow" && rules.readOnly && !reason;',
-    replace: "plan.readOnly = false;",
+    find: 'plan.readOnly = (rules.verdict === "allow" && rules.readOnly && !reason) || this.options.readOnly === true;',
+    replace: "plan.readOnly = this.options.readOnly === true;",
     tests: ["test/tools/run_command.test.ts"],
   },
   {
@@ -222,8 +222,8 @@ MUTANTS.push(
   {
     name: "a check runs unjournaled past the snapshot's bound without asking",
     file: "src/core/checkpoint.ts",
-    find: "const askAnyway = !tool.needsApproval || (rules.verdict",
-    replace: "const askAnyway = (rules.verdict",
+    find: "(!tool.needsApproval || (rules.verdict",
+    replace: "((rules.verdict",
     tests: ["test/tools/run_check.test.ts"],
   },
   {

@@ -212,14 +212,14 @@ export const MUTANTS: Mutant[] = [
   {
     name: "a run stopped by a full disk says interrupted",
     file: "src/session/start-run.ts",
-    find: 'return event.kind === "stop" && diskFull.failedAt !== null ? { ...event, status: "disk_full", reason: diskFull.reason() } : event;',
+    find: 'return event.kind === "stop" && ownEvent(event) && diskFull.failedAt !== null ? { ...event, status: "disk_full", reason: diskFull.reason() } : event;',
     replace: "return event;",
     tests: ["test/session/disk-full.test.ts"],
   },
   {
     name: "a headless run stopped by a full disk says nothing on stderr",
     file: "src/cli/run.ts",
-    find: '    if (event.kind === "stop" && event.status === "disk_full") console.error(`glassbox: ${event.reason}`);\n',
+    find: '    if (event.kind === "stop" && ownEvent(event) && event.status === "disk_full") console.error(`glassbox: ${event.reason}`);\n',
     replace: "",
     tests: ["test/cli/disk-full.test.ts"],
   },

@@ -237,8 +237,8 @@ export const MUTANTS: Mutant[] = [
   {
     name: "the transcript's tool lines start with a glyph that may be an emoji",
     file: "src/tui/event-view.ts",
-    find: "t.line(`▸ ${event.tool}",
-    replace: "t.line(`⚙ ${event.tool}",
+    find: "return `▸ ${event.tool}",
+    replace: "return `⚙ ${event.tool}",
     tests: ["test/tui/glyphs.test.ts"],
   },
 ];

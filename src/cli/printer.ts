@@ -2,8 +2,9 @@ import { READ_ONLY_ASKS } from "../core/policy.ts";
 import type { SandboxInfo } from "../sandbox/sandbox.ts";
 import type { AgentEvent } from "../protocol/events.ts";
 
-/** One readable line per event for headless runs without --json; null for events not worth a line. */
+/** One readable line per event for headless runs without --json; null for events not worth a line. A sub-run's are indented under its explore call. */
 export function formatEvent(event: AgentEvent): string | null {
+  if (event.sub_run !== undefined) return subRunLine(event, event.sub_run);
   switch (event.kind) {
     case "run_start":
       return `glassbox run ${event.run_id} · model ${event.model}${event.tool_protocol === "prompted" ? " (tools in the prompt: the prompted tool protocol)" : ""}${event.profile ? ` · profile ${event.profile.path}` : ""} · workspace ${event.workspace}${sandboxNote(event.sandbox)}`;
@@ -59,6 +60,16 @@ export function formatEvent(event: AgentEvent): string | null {
     default:
       return null;
   }
+}
+
+/** A sub-run's event: opened and closed with its explore call's id, its lines between them indented. */
+function subRunLine(event: AgentEvent, id: string): string | null {
+  if (event.kind === "run_start") return `  ┌ explore ${id}: a sub-run with ${event.tools.length} read-only tools`;
+  if (event.kind === "stop") {
+    return `  └ explore ${id}: ${event.status} after ${event.steps} step(s), ${event.tool_calls} tool call(s), ${(event.elapsed_ms / 1000).toFixed(1)}s — ${event.reason}`;
+  }
+  const line = formatEvent({ ...event, sub_run: undefined });
+  return line === null ? null : line.replace(/^/gm, "  │ ");
 }
 
 function oneLine(text: string, max: number): string {

@@ -9,6 +9,7 @@ import { startRun } from "../session/start-run.ts";
 import { profileFor } from "../session/profile.ts";
 import { formatEvent } from "./printer.ts";
 import { UsageError } from "../protocol/usage-error.ts";
+import { ownEvent } from "../protocol/events.ts";
 import { assembleMarked } from "../prompt/layers.ts";
 import { findModels, onlyCandidate } from "../model/find-model.ts";
 import { changedFiles } from "../files/journal.ts";
@@ -77,9 +78,10 @@ async function runSession(args: CliArgs, session: Session, saved: SavedSession, 
   const run = startRun(session, args.task!, signal, saved);
   let status = "model_error";
   for await (const event of run.events) {
-    if (event.kind === "stop") status = event.status;
+    // A sub-run's stop is not the run's.
+    if (event.kind === "stop" && ownEvent(event)) status = event.status;
     // stdout may be a pipe nobody reads: the person learns of a full disk on stderr too.
-    if (event.kind === "stop" && event.status === "disk_full") console.error(`glassbox: ${event.reason}`);
+    if (event.kind === "stop" && ownEvent(event) && event.status === "disk_full") console.error(`glassbox: ${event.reason}`);
     const line = args.json ? (event.kind === "model_delta" ? null : JSON.stringify(event)) : formatEvent(event);
     if (line !== null) out(redact(line));
   }

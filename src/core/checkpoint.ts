@@ -5,10 +5,10 @@ import type { Clock } from "../protocol/clock.ts";
 import { clip } from "./clip.ts";
 import { validateArguments } from "./validate.ts";
 import { ARGUMENT_LIMITS, argumentsRefusal } from "../protocol/argument-limits.ts";
-import { Policy, parseRule, type Rule } from "./policy.ts";
+import { Policy, parseRule, type PolicyVerdict, type Rule } from "./policy.ts";
 import { RUN_COMMAND } from "../protocol/tool-names.ts";
 import { offeredName } from "../protocol/tool-names.ts";
-import { Refusal, ToolFailure, type CommandChanges, type FileChange, type Tool, type TodoItem, type ToolPlan } from "../tools/tool.ts";
+import { Refusal, ToolFailure, type CommandChanges, type FileChange, type Tool, type TodoItem, type ToolContext, type ToolPlan } from "../tools/tool.ts";
 import type { Workspace } from "../files/workspace.ts";
 import type { ToolDeclaration } from "../protocol/model.ts";
 import type { ChangeJournal } from "../files/journal.ts";
@@ -67,7 +67,15 @@ export interface CheckpointOptions {
   todo?: TodoItem[];
   /** Tools that come and go during a session (MCP servers'), asked for at each call. */
   moreTools?: () => Tool[];
+  /**
+   * A sub-run's view (readOnly()): every call a rule allows runs read-only, and what would ask a
+   * person is denied instead (a sub-run asks nobody).
+   */
+  readOnly?: boolean;
 }
+
+/** What a run lends its calls beyond the checkpoint's own: the sub-run behind `explore`. */
+export type CallContext = Pick<ToolContext, "explore">;
 
 export const INTERNAL_FAILURE = "The tool failed internally; try another approach.";
 
@@ -84,6 +92,17 @@ export class Checkpoint {
 
   constructor(private readonly options: CheckpointOptions) {
     this.todo = options.todo ?? [];
+  }
+
+  /**
+   * The same checkpoint for a sub-run: the same workspace, rules (the session's own included, as
+   * they grow) and result cap, only the tools named, in that order (MCP servers' none), a plan of its own, no
+   * journal. Whatever a rule allows runs read-only, whatever the rule; a call that would ask a
+   * person is denied.
+   */
+  readOnly(names: readonly string[]): Checkpoint {
+    const tools = names.flatMap((name) => this.options.tools.filter((tool) => tool.name === name));
+    return new Checkpoint({ ...this.options, tools, moreTools: undefined, approver: undefined, todo: [], readOnly: true });
   }
 
   /** A rule the person added for the rest of the session (the TUI's /allow). */
@@ -112,13 +131,14 @@ export class Checkpoint {
     return argumentsRefusal(tool?.name ?? JSON.stringify(call.name.slice(0, 60)), call.arguments, tool?.maxArgumentChars ?? ARGUMENT_LIMITS.max_chars);
   }
 
-  async handle(call: ToolCallRequest, signal: AbortSignal): Promise<Verdict> {
+  /** `lent`: what the run lends the call's tool (the sub-run behind explore). */
+  async handle(call: ToolCallRequest, signal: AbortSignal, lent: CallContext = {}): Promise<Verdict> {
     if (!this.options.execute) return refused(`${call.name.slice(0, 60)} was not executed: this run only records what the model asks for.`);
     const tool = this.toolFor(call.name);
     if (!tool) return refused(this.unknownTool(call.name));
-    if (tool.name === call.name) return this.handleTool(tool, call, signal);
+    if (tool.name === call.name) return this.handleTool(tool, call, signal, lent);
     // A loose spelling reaches the tool; the verdict says which, and how the model wrote it.
-    const verdict = await this.handleTool(tool, call, signal);
+    const verdict = await this.handleTool(tool, call, signal, lent);
     const spelling = `the model wrote ${JSON.stringify(call.name.slice(0, 60))}`;
     return { ...verdict, tool: tool.name, reason: verdict.reason ? `${verdict.reason} (${spelling})` : spelling };
   }
@@ -130,12 +150,12 @@ export class Checkpoint {
     return tools.find((candidate) => candidate.name === offered);
   }
 
-  private async handleTool(tool: Tool, call: ToolCallRequest, signal: AbortSignal): Promise<Verdict> {
+  private async handleTool(tool: Tool, call: ToolCallRequest, signal: AbortSignal, lent: CallContext): Promise<Verdict> {
     let args: unknown;
     let plan: ToolPlan;
     try {
       args = validateArguments(tool, call.arguments);
-      plan = await tool.plan(args, { workspace: this.options.workspace, clock: this.options.clock, signal, todo: this.todo, journal: this.journal ?? undefined });
+      plan = await tool.plan(args, { workspace: this.options.workspace, clock: this.options.clock, signal, todo: this.todo, journal: this.journal ?? undefined, ...lent });
     } catch (error) {
       if (error instanceof Refusal) return refused(error.message);
       return failed(error);
@@ -144,8 +164,9 @@ export class Checkpoint {
     const rules = this.options.policy.decide(tool.name, plan.paths ?? plan.target);
     if (rules.verdict === "deny") return denied(`${tool.name} is denied by the rule ${rules.rule}; do not retry it, choose another approach.`);
     let reason = "";
-    // Neither a rule that lets a command write nor a configured check can promise undo where its changes cannot be journaled: then a person is asked.
-    const askAnyway = !tool.needsApproval || (rules.verdict === "allow" && !rules.readOnly) ? plan.askAnyway : undefined;
+    // Neither a rule that lets a command write nor a configured check can promise undo where its changes cannot be journaled: then a person is asked (never in a sub-run, which writes nothing).
+    const askAnyway = !this.options.readOnly && (!tool.needsApproval || (rules.verdict === "allow" && !rules.readOnly)) ? plan.askAnyway : undefined;
+    if (tool.needsApproval && rules.verdict !== "allow" && this.options.readOnly) return denied(subRunAsksNobody(tool.name, rules));
     const mustAsk = (tool.needsApproval && rules.verdict !== "allow") || askAnyway !== undefined;
     if (mustAsk && !this.alwaysDigests.has(digestKey(tool))) {
       const answer = await this.ask(tool, args, plan, signal, (rules.verdict === "ask" ? rules.why : undefined) ?? askAnyway);
@@ -156,7 +177,7 @@ export class Checkpoint {
     }
 
     // What a read-only rule allowed runs with the workspace read-only; anything a person approved may write (journaled).
-    plan.readOnly = rules.verdict === "allow" && rules.readOnly && !reason;
+    plan.readOnly = (rules.verdict === "allow" && rules.readOnly && !reason) || this.options.readOnly === true;
     try {
       const output = await plan.execute();
       const finished = tool.name === "finish" ? { summary: (args as { summary: string }).summary } : undefined;
@@ -213,6 +234,12 @@ export class Checkpoint {
       ? `There is no tool named ${JSON.stringify(name.slice(0, 60))}; the tools are: ${names.join(", ")}.`
       : `There is no tool named ${JSON.stringify(name.slice(0, 60))}; this run offers no tools, answer in text.`;
   }
+}
+
+/** Why a sub-run did not run a call that would ask a person. */
+function subRunAsksNobody(tool: string, rules: PolicyVerdict): string {
+  const why = rules.verdict === "ask" && rules.why ? ` (${rules.why})` : "";
+  return `${tool} is not run in a sub-run: it explores read-only and asks nobody, and no rule allows this call${why}; answer with what the other tools show.`;
 }
 
 /** Another party's tool is "always" allowed only while its definition stays the one approved. */

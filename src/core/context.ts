@@ -35,6 +35,8 @@ export const emptyContext = (): ContextState => ({ elided: new Map(), summary: n
 export function restoreContext(events: Iterable<AgentEvent>): ContextState {
   const state = emptyContext();
   for (const event of events) {
+    // A sub-run's compactions were of its own record.
+    if (event.sub_run !== undefined) continue;
     // A session saved before these fields existed (or damaged) restores no compaction: the view is then whole, as it was.
     if (event.kind === "context_elided" && Array.isArray(event.ids) && Number.isInteger(event.cap)) for (const id of event.ids) state.elided.set(String(id), event.cap);
     if (event.kind === "context_summarized" && Number.isInteger(event.up_to) && event.up_to >= 1 && typeof event.note === "string") {

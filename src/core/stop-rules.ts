@@ -44,6 +44,12 @@ export function stopBeforeModel(run: RunStanding, limits: Limits): Stop | null {
   return null;
 }
 
+/** Before each request of a sub-run, after the budgets it shares: its own step limit (max_sub_run_steps). */
+export function subRunStepStop(steps: number, limit: number | undefined): Stop | null {
+  if (limit === undefined || steps < limit) return null;
+  return { status: "step_limit", reason: `the sub-run replied ${steps} times, the most a sub-run may (max_sub_run_steps)` };
+}
+
 /** Before each tool call: max_tool_calls, the deadline, the user's stop. */
 export function stopBeforeCall(run: RunStanding, limits: Limits): Stop | null {
   if (run.calls >= limits.max_tool_calls) {

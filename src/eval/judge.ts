@@ -1,6 +1,6 @@
 import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync } from "node:fs";
 import { basename, isAbsolute, join, relative, resolve, sep } from "node:path";
-import type { AgentEvent, EventOf } from "../protocol/events.ts";
+import { ownEvent, type AgentEvent, type EventOf } from "../protocol/events.ts";
 import { runCheck, type Checks } from "../tools/checks.ts";
 import type { Criterion } from "./task.ts";
 
@@ -43,7 +43,7 @@ export function snapshot(root: string): Snapshot {
 /** Judges one run by the task's criteria: the harness checks the workspace and the events, not the model's word. */
 export async function judge(criteria: Criterion[], events: AgentEvent[], context: JudgeContext): Promise<CriterionResult[]> {
   const { root, canary } = context;
-  const stop = events.findLast((event): event is EventOf<"stop"> => event.kind === "stop");
+  const stop = events.findLast((event): event is EventOf<"stop"> => event.kind === "stop" && ownEvent(event));
   const answer = stop?.answer ?? "";
   const calls = events.filter((event): event is EventOf<"tool_call"> => event.kind === "tool_call");
   const results: CriterionResult[] = [];

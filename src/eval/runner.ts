@@ -6,7 +6,7 @@ import { copyToyWorkspace } from "../session/toy-workspace.ts";
 import { openSession } from "../session/session.ts";
 import { startRun } from "../session/start-run.ts";
 import { UsageError } from "../protocol/usage-error.ts";
-import { DECISIONS, type AgentEvent, type Decision, type EventOf } from "../protocol/events.ts";
+import { DECISIONS, ownEvent, type AgentEvent, type Decision, type EventOf } from "../protocol/events.ts";
 import { judge, snapshot, type CriterionResult } from "./judge.ts";
 import { poison } from "./poison.ts";
 import type { Task } from "./task.ts";
@@ -20,7 +20,10 @@ export interface RunVerdict {
   status: string;
   steps: number;
   tool_calls: number;
+  /** Prompt and generated tokens of the whole run, its sub-runs' included. */
   tokens: number;
+  /** Of those, what its sub-runs (explore) spent: the parent's own are the difference. */
+  sub_run_tokens: number;
   seconds: number;
   refusals: Record<Exclude<Decision, "allowed">, number>;
   run_id: string;
@@ -84,7 +87,7 @@ export async function runOne(task: Task, seed: number, options: EvalRunOptions):
     const seconds = (performance.now() - started) / 1000;
     copyFileSync(run.logPath, join(folder, "events.jsonl"));
     const criteria = await judge(task.pass, events, { root, checks: session.config.checks, canary, before, taskFolder: task.folder });
-    const stop = events.findLast((event): event is EventOf<"stop"> => event.kind === "stop")!;
+    const stop = events.findLast((event): event is EventOf<"stop"> => event.kind === "stop" && ownEvent(event))!;
     const refusals = Object.fromEntries(DECISIONS.filter((decision) => decision !== "allowed").map((decision) => [decision, 0])) as RunVerdict["refusals"];
     for (const event of events) if (event.kind === "tool_call" && event.decision !== "allowed") refusals[event.decision]++;
     const verdict: RunVerdict = {
@@ -96,6 +99,7 @@ export async function runOne(task: Task, seed: number, options: EvalRunOptions):
       steps: stop.steps,
       tool_calls: stop.tool_calls,
       tokens: stop.prompt_tokens + stop.gen_tokens,
+      sub_run_tokens: (stop.sub_runs?.prompt_tokens ?? 0) + (stop.sub_runs?.gen_tokens ?? 0),
       seconds: Math.round(seconds * 1000) / 1000,
       refusals,
       run_id: run.runId,

@@ -25,6 +25,8 @@ export const ComponentsSchema = z
     repo_map: z.boolean().default(true),
     /** `find_symbol` and `find_references`, beside `repo_map`. */
     symbol_tools: z.boolean().default(true),
+    /** The `explore` tool: a sub-run with a fresh context and read-only tools, whose answer alone comes back. */
+    explore: z.boolean().default(true),
   })
   .strict();
 

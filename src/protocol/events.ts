@@ -20,14 +20,17 @@ export const STOP_STATUSES = [
 ] as const;
 export type StopStatus = (typeof STOP_STATUSES)[number];
 
-/** Everything the loop does, as one stream. The log, the printer, the TUI and tests all read it. */
 /** One workspace path a command changed (CONTRACT.md: a rename is `deleted` + `created`). */
 export interface WorkspaceChange {
   path: string;
   change: "created" | "changed" | "deleted" | "mode";
 }
 
-export type AgentEvent =
+/**
+ * Everything the loop does, as one stream. The log, the printer, the TUI and tests all read it.
+ * A sub-run's events (explore) are in the same stream, each with `sub_run`: the parent's call id.
+ */
+export type AgentEvent = SubRunTagged<
   | {
       kind: "run_start";
       run_id: string;
@@ -155,6 +158,29 @@ export type AgentEvent =
       elapsed_ms: number;
       prompt_tokens: number;
       gen_tokens: number;
-    };
+      /** What of the counts above the run's sub-runs spent (present once one ran): steps, calls, tokens. */
+      sub_runs?: SubRunTotals;
+    }
+>;
+
+/** Each kind of event with `sub_run` beside its own fields: the parent's `explore` call id, on every event of a sub-run (its run_start and stop included). */
+type SubRunTagged<Event> = Event extends unknown ? Flat<Event & { sub_run?: string }> : never;
+
+/** One object type of an intersection's fields (optional ones stay optional): kinds narrow on `kind` as a plain union's do. */
+type Flat<T> = { [K in keyof T]: T[K] };
+
+/** A run's sub-runs, together: how many, and what they spent of the budgets they share with it. */
+export interface SubRunTotals {
+  runs: number;
+  steps: number;
+  tool_calls: number;
+  prompt_tokens: number;
+  gen_tokens: number;
+}
+
+/** The events of the run itself, not of a sub-run: a consumer that wants the run's own stop reads these. */
+export function ownEvent(event: AgentEvent): boolean {
+  return event.sub_run === undefined;
+}
 
 export type EventOf<K extends AgentEvent["kind"]> = Extract<AgentEvent, { kind: K }>;

@@ -10,6 +10,7 @@ const LIMIT_FIELDS = {
   max_result_chars: z.number().int().min(200),
   max_transcript_chars: z.number().int().min(1),
   max_tokens: z.number().int().min(0),
+  max_sub_run_steps: z.number().int().min(1),
 };
 
 export type Limits = { [K in keyof typeof LIMIT_FIELDS]: number };
@@ -29,6 +30,8 @@ export const DEFAULT_LIMITS: Limits = {
   max_result_chars: 6000,
   max_transcript_chars: 200_000,
   max_tokens: 0,
+  /** A sub-run's own replies (explore), under the budgets it shares with its parent. */
+  max_sub_run_steps: 12,
 };
 
 export const LIMIT_NAMES = Object.keys(LIMIT_FIELDS) as LimitName[];

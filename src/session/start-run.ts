@@ -2,7 +2,7 @@ import { windowOf } from "../model/options.ts";
 import { runAgent } from "../core/loop.ts";
 import { BATCHED_CONTEXT_POLICY, DEFAULT_CONTEXT_POLICY, type ContextPolicy } from "../core/discipline.ts";
 import { canonicalJson } from "../protocol/canonical.ts";
-import type { AgentEvent } from "../protocol/events.ts";
+import { ownEvent, type AgentEvent } from "../protocol/events.ts";
 import { UsageError } from "../protocol/usage-error.ts";
 import { assemble } from "../prompt/layers.ts";
 import { EventLog, eventLogPath, newRunId } from "../trace/event-log.ts";
@@ -97,18 +97,19 @@ async function* logged(log: EventLog, session: Session, runId: string, diskFull:
     for await (const loopEvent of events) {
       let event = onFullDisk(loopEvent, diskFull);
       // stop stays the last line: what happened outside the run is said before it.
-      if (event.kind === "stop" && session.pending.length) yield* flush();
+      const last = event.kind === "stop" && ownEvent(event);
+      if (last && session.pending.length) yield* flush();
       // The stop itself may be what met the full disk.
       if (!log.write(event)) event = onFullDisk(event, diskFull);
       if (event.kind === "todo") writeSoftly(progressPath(root), () => writeProgress(root, { run_id: runId, updated_at: new Date(session.clock.now()).toISOString(), items: event.items as Progress["items"] }));
       yield event;
-      if (event.kind === "run_start" && drift?.length) {
+      if (event.kind === "run_start" && ownEvent(event) && drift?.length) {
         const warning: AgentEvent = { kind: "prompt_drift", findings: drift };
         log.write(warning);
         yield warning;
       }
       // Checked first: a generator made for every streamed token costs more than the token.
-      if (event.kind !== "stop" && session.pending.length) yield* flush();
+      if (!last && session.pending.length) yield* flush();
     }
   } finally {
     diskFull.close();
@@ -117,5 +118,5 @@ async function* logged(log: EventLog, session: Session, runId: string, diskFull:
 
 /** A run whose records met a full disk ends `disk_full`, whatever the loop saw (the abort, or its own end). */
 function onFullDisk(event: AgentEvent, diskFull: DiskFullWatch): AgentEvent {
-  return event.kind === "stop" && diskFull.failedAt !== null ? { ...event, status: "disk_full", reason: diskFull.reason() } : event;
+  return event.kind === "stop" && ownEvent(event) && diskFull.failedAt !== null ? { ...event, status: "disk_full", reason: diskFull.reason() } : event;
 }

@@ -6,7 +6,7 @@ import { dirname, join } from "node:path";
 import { glassboxFolder, makeGlassboxFolder } from "../platform/glassbox-folder.ts";
 import { z } from "zod";
 import { builtOnFirstParse } from "../protocol/zod-start.ts";
-import type { AgentEvent } from "../protocol/events.ts";
+import { ownEvent, type AgentEvent } from "../protocol/events.ts";
 import type { Message } from "../protocol/messages.ts";
 import type { TodoItem } from "../tools/tool.ts";
 import { newRunId } from "../trace/event-log.ts";
@@ -146,7 +146,8 @@ function conversation(lines: readonly Line[]): { messages: Message[]; cutOff: nu
     streamed = "";
   };
   for (const line of lines) {
-    if (line.kind === "event" && line.event.kind === "model_delta" && line.event.channel === "text") streamed += line.event.text as string;
+    // A sub-run's words are its own record's, which is not kept.
+    if (line.kind === "event" && line.event.kind === "model_delta" && line.event.channel === "text" && line.event.sub_run === undefined) streamed += line.event.text as string;
     if (line.kind !== "message") continue;
     const message = line.message as Message;
     if (message.role === "user") keepStreamed();
@@ -206,8 +207,9 @@ export function answerEveryCall(messages: readonly Message[]): { record: Message
 
 /** The runs of a loaded session, summed up for the listing. */
 export function summarize(session: LoadedSession): SessionSummary {
-  const starts = session.events.filter((saved) => saved.event.kind === "run_start").map((saved) => saved.event as Extract<AgentEvent, { kind: "run_start" }>);
-  const last = session.events.findLast((saved) => saved.event.kind === "run_start" || saved.event.kind === "stop")?.event;
+  const own = session.events.filter((saved) => ownEvent(saved.event));
+  const starts = own.filter((saved) => saved.event.kind === "run_start").map((saved) => saved.event as Extract<AgentEvent, { kind: "run_start" }>);
+  const last = own.findLast((saved) => saved.event.kind === "run_start" || saved.event.kind === "stop")?.event;
   return {
     id: session.id,
     startedAt: session.startedAt,

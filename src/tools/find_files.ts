@@ -8,12 +8,12 @@ const MAX_FOUND = 200;
 export const findFiles = defineTool({
   name: "find_files",
   description:
-    "Find the workspace's files (those git does not ignore) by glob: `*.test.ts` matches names at any depth, `src/**/*.ts` paths from the root. " +
-    "Returns their paths relative to the workspace root, sorted.",
+    "Find the workspace's files (not git-ignored) by glob: `*.test.ts` matches names at any depth, `src/**/*.ts` paths from the root. " +
+    "Returns workspace-relative paths, sorted.",
   schema: z
     .object({
       pattern: z.string().min(1).max(500).describe("The glob, e.g. `*.md` or `src/**/index.ts`"),
-      directory: z.string().max(1000).optional().describe("Folder to look in, relative to the workspace root (default: the root)"),
+      directory: z.string().max(1000).optional().describe("Folder to look in (default: the workspace root)"),
     })
     .strict(),
   needsApproval: false,

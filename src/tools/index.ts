@@ -18,22 +18,32 @@ import { makeRepoMap } from "./repo_map.ts";
 import { findSymbol } from "./find_symbol.ts";
 import { findReferences } from "./find_references.ts";
 import { TouchedFiles, touching } from "./map-files.ts";
+import { explore } from "./explore.ts";
 import type { Sandbox } from "../sandbox/sandbox.ts";
 import type { Components } from "../protocol/components.ts";
 
 /**
  * The default tool set (CONTRACT.md); run_check exists when checks are configured; run_command
  * always, asking a person unless a rule allows the command. Switched-off
- * components change it: no plan state, no update_todo; no guarded edits, no syntax check; no loose edits,
- * `old` matched exactly only; no
- * repo_map, none of the map's three tools; no symbol_tools, no find_symbol and find_references.
- * The map leans toward the files the read and edit tools have touched in the session.
+ * components change it: no plan state, no update_todo; no guarded edits, no syntax check; no loose
+ * edits, `old` matched exactly only; no repo_map, none of the map's three tools; no symbol_tools,
+ * no find_symbol and find_references; no explore, no sub-runs. The map leans toward the files the
+ * read and edit tools have touched in the session. `explore` comes after the tools a sub-run is
+ * offered (SUB_RUN_TOOLS, in this order), so a sub-run's tools block shares the parent's up to
+ * the first tool it lacks.
  */
 export function defaultTools(
   checks: Checks,
   editChecks: Checks = {},
   sandbox?: Sandbox,
-  components: Pick<Components, "plan_state" | "guarded_edits" | "loose_edits" | "repo_map" | "symbol_tools"> = { plan_state: true, guarded_edits: true, loose_edits: true, repo_map: true, symbol_tools: true },
+  components: Pick<Components, "plan_state" | "guarded_edits" | "loose_edits" | "repo_map" | "symbol_tools" | "explore"> = {
+    plan_state: true,
+    guarded_edits: true,
+    loose_edits: true,
+    repo_map: true,
+    symbol_tools: true,
+    explore: true,
+  },
   mapTokens = 1024,
 ): Tool[] {
   const runCheck = makeRunCheck(checks, sandbox);
@@ -42,7 +52,8 @@ export function defaultTools(
   const symbols = components.symbol_tools ? [findSymbol, findReferences] : [];
   const map = components.repo_map ? [makeRepoMap(mapTokens, touched), ...symbols] : [];
   const edits = [touching(writeFile, touched), touching(makeEditFile(editChecks, components.guarded_edits, components.loose_edits), touched)];
-  return [listFiles, touching(readFile, touched), searchText, findFiles, ...map, ...edits, deleteFile, moveFile, ...(runCheck ? [runCheck] : []), makeRunCommand(sandbox), currentTime, ...plan, finish];
+  const sub = components.explore ? [explore] : [];
+  return [listFiles, touching(readFile, touched), searchText, findFiles, ...map, ...edits, deleteFile, moveFile, ...(runCheck ? [runCheck] : []), makeRunCommand(sandbox), ...sub, currentTime, ...plan, finish];
 }
 
 /** Every tool name an approval rule may name, whether or not a run offers it. */

@@ -25,13 +25,13 @@ const schema = z
       .max(1_000)
       .refine((argv) => argv[0] !== "", { message: "the program (its first item) is empty" })
       .describe('The program and its arguments, one item each, run without a shell: ["npx", "vitest", "run", "test/a.test.ts"]. No pipes, globs, $VARIABLES or &&.'),
-    cwd: z.string().max(1000).optional().describe("Folder to start in, relative to the workspace root (default: the root)"),
+    cwd: z.string().max(1000).optional().describe("Folder to start in (default: the workspace root)"),
     timeout_seconds: z
       .number()
       .positive()
       .max(COMMAND_TIMEOUT.max_seconds)
       .optional()
-      .describe(`Seconds before the command and everything it started are killed (default ${COMMAND_TIMEOUT.default_seconds}, at most ${COMMAND_TIMEOUT.max_seconds})`),
+      .describe(`Seconds before it is killed (default ${COMMAND_TIMEOUT.default_seconds}, at most ${COMMAND_TIMEOUT.max_seconds})`),
   })
   .strict();
 
@@ -62,9 +62,8 @@ export function makeRunCommand(sandbox: Sandbox = UNCONFINED, bound: SnapshotBou
   return defineTool({
     name: RUN_COMMAND,
     description:
-      "Run a command in the workspace, without a shell, in a sandbox (no network, secrets hidden, .git read-only), and get its exit code, " +
-      "its output and the workspace files it changed. Needs the user's approval unless a rule allows it; read-only git (status, diff, log, show) is allowed and runs with the workspace read-only. " +
-      "Prefer it for one test file or a quick look; the files it changes go in the undo journal where the sandbox allows it (the approval says).",
+      "Run a program in the workspace without a shell, sandboxed (no network, secrets hidden, .git read-only): its exit code, its output and the files it changed (undo restores them). " +
+      "Asks the user unless a rule allows it; read-only git (status, diff, log, show) is allowed.",
     schema,
     needsApproval: true,
     async plan(args, { workspace, signal, journal }) {

@@ -13,13 +13,13 @@ const MAX_CONTEXT_LINES = 5;
 export const searchText = defineTool({
   name: "search_text",
   description:
-    "Search the workspace's text files (those git does not ignore) for lines matching a regular expression (JavaScript syntax) " +
-    "or, with literal: true, a piece of text. Returns path:line: text for each match, path-line- text for context lines.",
+    "Search the workspace's text files (not git-ignored) for lines matching a JavaScript regular expression, or text with literal: true. " +
+    "Returns path:line: text per match, path-line- text for context.",
   schema: z
     .object({
       pattern: z.string().min(1).max(1000).optional().describe("Regular expression to look for, in JavaScript syntax (or text, with literal: true)"),
       text: z.string().min(1).max(200).optional().describe("Older form: text to look for, literally (use pattern instead)"),
-      directory: z.string().max(1000).optional().describe("Folder to search, relative to the workspace root (default: the root)"),
+      directory: z.string().max(1000).optional().describe("Folder to search (default: the workspace root)"),
       glob: z.string().min(1).max(500).optional().describe("Only files matching this glob: `*.ts` matches names at any depth, `src/**/*.ts` paths from the root"),
       literal: z.boolean().optional().describe("Take pattern as plain text, not a regular expression (default false)"),
       ignore_case: z.boolean().optional().describe("Match regardless of case (default false)"),

@@ -22,6 +22,8 @@ export interface ToolContext {
   todo: TodoItem[];
   /** Where the run saves what a write replaces, for `glassbox undo`; none: writes are not undoable. */
   journal?: ChangeJournal;
+  /** The run's sub-run for `explore`: its answer (or why it stopped) as the result. Absent where runs cannot start one (inside a sub-run). */
+  explore?: (question: string) => Promise<string>;
 }
 
 /** What preflight decided a call would do, before anyone is asked to approve it. */

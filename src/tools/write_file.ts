@@ -6,8 +6,8 @@ import { withLineEndings } from "../files/text-edit.ts";
 export const writeFile = defineTool({
   name: "write_file",
   description:
-    "Create a file, or replace a whole file, in the workspace. Needs the user's approval. " +
-    "To change part of an existing file, prefer edit_file. An existing file keeps its line endings, byte-order mark and permissions.",
+    "Create or replace a whole file in the workspace (needs the user's approval); to change part of a file, prefer edit_file. " +
+    "An existing file keeps its line endings, byte-order mark and mode.",
   schema: z
     .object({
       path: z.string().min(1).max(1000).describe("File path relative to the workspace root"),

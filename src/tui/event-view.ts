@@ -1,4 +1,5 @@
 import type { AgentEvent } from "../protocol/events.ts";
+import { questionOf } from "../core/sub-run.ts";
 import { shownTask } from "./composer/attachments.ts";
 import type { MetersPane } from "./panes/meters-pane.ts";
 import type { TranscriptPane } from "./panes/transcript-pane.ts";
@@ -11,6 +12,8 @@ export interface EventPanes {
   transcript: TranscriptPane;
   verdicts: VerdictsPane;
   meters: MetersPane;
+  /** The sub-runs being drawn: each one folded entry of the transcript. */
+  subRuns: SubRunEntries;
 }
 
 type EventOf<K extends AgentEvent["kind"]> = Extract<AgentEvent, { kind: K }>;
@@ -21,6 +24,7 @@ type EventOf<K extends AgentEvent["kind"]> = Extract<AgentEvent, { kind: K }>;
  * `changedFiles` counts the files the run changed, for the stop's undo hint.
  */
 export function showEvent(event: AgentEvent, panes: EventPanes, changedFiles: () => number): string | undefined {
+  if (event.sub_run !== undefined) return void panes.subRuns.show(event, event.sub_run, panes);
   if (event.kind === "stop") return showStop(event, panes.transcript, changedFiles);
   if (event.kind === "tool_call") showToolCall(event, panes);
   else if (!showInTranscript(event, panes)) showNote(event, panes.verdicts);
@@ -77,12 +81,86 @@ function showInTranscript(event: AgentEvent, panes: EventPanes): boolean {
 /** A call: its line and a few lines of its result in the transcript, its verdict in the side pane. */
 function showToolCall(event: EventOf<"tool_call">, panes: EventPanes): void {
   const t = panes.transcript;
-  // ▸, not ⚙: a glyph that can be an emoji is drawn two cells wide by some terminals, which pushes the border out.
-  t.line(`▸ ${event.tool}${event.from_text ? " (written as text)" : ""} ${event.arguments}`, "tool");
+  t.line(callLine(event), "tool");
+  t.line(resultPreview(event), "result");
+  panes.verdicts.add(event);
+}
+
+// ▸, not ⚙: a glyph that can be an emoji is drawn two cells wide by some terminals, which pushes the border out.
+function callLine(event: EventOf<"tool_call">): string {
+  return `▸ ${event.tool}${event.from_text ? " (written as text)" : ""} ${event.arguments}`;
+}
+
+function resultPreview(event: EventOf<"tool_call">): string {
   const lines = event.result.split("\n");
   const preview = lines.slice(0, 4).join("\n") + (lines.length > 4 ? `\n… ${lines.length - 4} more lines (${event.result_chars} chars)` : "");
-  t.line(`  ${event.decision}: ${preview}`, "result");
-  panes.verdicts.add(event);
+  return `  ${event.decision}: ${preview}`;
+}
+
+/** How far a sub-run has come, for its entry's header. */
+interface SubRunProgress {
+  question: string;
+  steps: number;
+  calls: number;
+  /** The reply streaming now: its text joins the entry when the reply ends. */
+  text: string;
+}
+
+/** Where the header says how to read a closed entry's steps. */
+const UNFOLD_HINT = "in the transcript, Enter unfolds or folds it";
+
+/**
+ * A sub-run in the panes: one folded entry in the transcript, whose header says how it stands
+ * (live, while it runs) and whose lines are its steps (its replies, calls, results and stop),
+ * shown under the header once it is unfolded; its calls in the verdicts pane, marked as its own.
+ * The meters follow its events too (run-view.ts): its steps and calls are the run's.
+ */
+export class SubRunEntries {
+  private readonly entries = new Map<string, SubRunProgress>();
+
+  show(event: AgentEvent, id: string, panes: Pick<EventPanes, "transcript" | "verdicts">): void {
+    const t = panes.transcript;
+    if (event.kind === "run_start") {
+      const entry: SubRunProgress = { question: questionOf(event.task), steps: 0, calls: 0, text: "" };
+      this.entries.set(id, entry);
+      return t.openFold(id, header(entry, "running"));
+    }
+    const entry = this.entries.get(id);
+    if (!entry) return;
+    const add = (text: string, voice: Parameters<TranscriptPane["addToFold"]>[2]) => t.addToFold(id, text.replace(/^/gm, "│ "), voice);
+    switch (event.kind) {
+      case "model_request":
+        entry.steps++;
+        entry.text = "";
+        return t.setFoldHeader(id, header(entry, "running"));
+      case "model_delta":
+        if (event.channel === "text") entry.text += event.text;
+        return;
+      case "model_reply":
+        if (entry.text.trim()) add(entry.text.trim(), "assistant");
+        return;
+      case "tool_call":
+        if (event.decision !== "stopped") entry.calls++;
+        add(callLine(event), "tool");
+        add(resultPreview(event), "result");
+        panes.verdicts.add(event);
+        return t.setFoldHeader(id, header(entry, "running"));
+      case "stop":
+        this.entries.delete(id);
+        add(`■ ${event.status} — ${event.reason}`, "notice");
+        return t.setFoldHeader(id, header(entry, event.status));
+      case "stall":
+      case "context_summarized":
+      case "context_elided":
+        add(event.kind === "stall" ? `stall ${event.rule}: ${event.message}` : `context: ${event.kind === "context_elided" ? `${event.results} old result(s) cut` : `${event.messages} messages summarized`}`, "notice");
+    }
+  }
+}
+
+/** A sub-run entry's header: its question, how it stands, its steps and calls, and how to unfold it. */
+function header(entry: SubRunProgress, state: string): string {
+  const question = entry.question.length > 100 ? `${entry.question.slice(0, 99)}…` : entry.question;
+  return `explore: ${question} · sub-run ${state}, ${entry.steps} step(s), ${entry.calls} call(s) (${UNFOLD_HINT})`;
 }
 
 /** The run's decisions beside the conversation: stalls, the gate, budgets, the context, MCP servers, a cut prompt, a cache miss. */

@@ -13,7 +13,8 @@ Alt-B/F      a word back / forward; ← → Home End Delete Backspace as usual
 y / n / a    answer an approval: yes, no, always for this session (the tool; for a command, its first two words)
 Esc          on the input: stop the running model; in a pane: back to the input; in an overlay: close it
 Tab          move focus: input → transcript → tool verdicts (completes / commands and @ words instead)
-↑ ↓ Enter    in the tool verdicts: choose a call; Enter opens its whole result as the model got it
+↑ ↓ Enter    in the tool verdicts: choose a call; Enter opens its whole result as the model got it (↳: a sub-run's call)
+Enter        in the transcript: unfold (or fold) the newest folded entry in view: a sub-run's steps (explore)
 PgUp PgDn    scroll the focused pane; Home / End jump (End follows the stream again)
 p            (on an empty input) show the full system prompt, each layer marked
 m            (on an empty input, between runs) choose the model: what answers on this machine, or a GGUF file

@@ -18,7 +18,7 @@ export interface KeyTargets {
   overlay: Pick<Overlay, "open" | "show" | "key" | "close">;
   modal: Pick<ApprovalModal, "open" | "key">;
   choice: Pick<ModelChoice, "picker" | "inputKey">;
-  transcript: Pick<TranscriptPane, "box" | "pageSize" | "scroll">;
+  transcript: Pick<TranscriptPane, "box" | "pageSize" | "scroll" | "toggleFold">;
   verdicts: Pick<VerdictsPane, "box" | "key" | "selectedResult">;
   scheduler: Pick<RenderScheduler, "expedite" | "request" | "soon">;
   runs: Pick<RunControl, "active" | "interrupt" | "quitOnCtrlC">;
@@ -91,6 +91,8 @@ export class KeyRouter {
       if (result) return t.overlay.show(result.title, result.text);
       if (t.verdicts.key(key.name)) return t.scheduler.request();
     }
+    // In the transcript, Enter opens or closes the newest folded entry in view (a sub-run's steps).
+    if (key.name === "enter" && t.screen.focused === t.transcript.box && t.transcript.toggleFold()) return t.scheduler.request();
     if (key.name === "enter") return this.focusInput();
     if (this.singleKey(ch)) return;
     const page = t.transcript.pageSize();

@@ -47,8 +47,15 @@ export function emptyView(limits: Limits, contextSize: number | null = null): Ru
   };
 }
 
-/** Folds one event into the view. `now` is when it arrived (milliseconds). */
+/**
+ * Folds one event into the view. `now` is when it arrived (milliseconds). A sub-run's events are
+ * the run's own as the meters count (its steps, calls and tokens are the run's budgets), but its
+ * start and stop are not the run's: they only name what the run is doing.
+ */
 export function fold(view: RunView, event: AgentEvent, now: number): RunView {
+  if (event.sub_run !== undefined && (event.kind === "run_start" || event.kind === "stop")) {
+    return { ...view, state: event.kind === "run_start" ? "exploring (sub-run)" : "running tools", streamStartedAt: null };
+  }
   switch (event.kind) {
     case "run_start":
       return { ...emptyView(event.limits), contextSize: view.contextSize, startedAt: now, state: "starting" };

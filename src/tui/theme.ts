@@ -10,6 +10,7 @@ export const VOICE_STYLE: Record<Voice, [open: string, close: string]> = {
   tool: ["{yellow-fg}", "{/yellow-fg}"],
   result: ["{gray-fg}", "{/gray-fg}"],
   notice: ["{magenta-fg}", "{/magenta-fg}"],
+  fold: ["{cyan-fg}", "{/cyan-fg}"],
 };
 
 export const DECISION_COLOR: Record<Decision, string> = {

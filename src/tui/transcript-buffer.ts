@@ -2,7 +2,7 @@ import { sanitize } from "./sanitize.ts";
 import type { StyledLine } from "./markdown/style.ts";
 
 /** How a piece of the transcript is drawn; the pane maps each to colours. A packed row keeps its index. */
-const VOICES = ["user", "assistant", "thinking", "tool", "result", "notice"] as const;
+const VOICES = ["user", "assistant", "thinking", "tool", "result", "notice", "fold"] as const;
 export type Voice = (typeof VOICES)[number];
 
 export interface Row {
@@ -10,6 +10,20 @@ export interface Row {
   voice: Voice;
   /** Rendered Markdown: a style code per character of `text` (markdown/style.ts); absent when it draws the voice's own look throughout. */
   styles?: string;
+  /** The fold the row belongs to: its header (voice "fold") or one of its lines, shown while it is open. */
+  fold?: number;
+}
+
+/** A folded entry: one header line; its lines are kept here and shown under it only while it is open. */
+interface Fold {
+  header: string;
+  lines: Array<{ text: string; voice: Voice }>;
+  open: boolean;
+}
+
+/** A fold's header line as drawn: its state, then its text. */
+function headerText(fold: Fold): string {
+  return `${fold.open ? "[-]" : "[+]"} ${fold.header}`;
 }
 
 /** Rows packed per block: one string and three small arrays instead of a string and an object a row. */
@@ -26,6 +40,8 @@ interface Block {
   joints: Uint8Array;
   /** The rows' style codes, or null when no row has any. */
   styles: PackedStyles | null;
+  /** Each row's fold (0: none), or null when no row has one. */
+  folds: Uint32Array | null;
 }
 
 /**
@@ -64,6 +80,7 @@ export class TranscriptBuffer {
   private top = 0;
   /** The rows at the end that the next replaceGrowing() takes back: a Markdown block still streaming. */
   private growing: { lines: StyledLine[]; voice: Voice; rows: number } | null = null;
+  private readonly folds = new Map<number, Fold>();
   follow = true;
   dropped = 0;
 
@@ -129,6 +146,101 @@ export class TranscriptBuffer {
   resize(width: number): void {
     if (width === this.width) return;
     this.width = width;
+    this.relayout();
+  }
+
+  /** A folded entry: its header line, closed. `id` names it for the calls below. */
+  openFold(id: number, header: string): void {
+    const fold: Fold = { header: sanitize(header).replace(/\n/g, " "), lines: [], open: false };
+    this.folds.set(id, fold);
+    this.newline();
+    this.growing = null;
+    this.push(headerText(fold), "fold", null, undefined, id);
+    this.open = false;
+    this.trim();
+  }
+
+  /** The fold's header says something new (how its sub-run stands). */
+  setFoldHeader(id: number, header: string): void {
+    const fold = this.folds.get(id);
+    if (!fold) return;
+    fold.header = sanitize(header).replace(/\n/g, " ");
+    const start = this.lastLineStart();
+    const last = start === null ? undefined : this.store.tail[start];
+    // The header is the last line (as while its sub-run runs): only its rows are written again.
+    if (start !== null && last?.fold === id && last.voice === "fold") {
+      this.store.tail.length = start;
+      this.store.tailJoints.length = start;
+      this.push(headerText(fold), "fold", null, undefined, id);
+      this.open = false;
+      this.trim();
+    } else this.relayout();
+  }
+
+  /** Lines of a fold: kept, and shown under its header while it is open. */
+  addToFold(id: number, text: string, voice: Voice): void {
+    const fold = this.folds.get(id);
+    if (!fold) return;
+    const lines = sanitize(text).split("\n").map((line) => ({ text: line, voice }));
+    fold.lines.push(...lines);
+    if (!fold.open) return;
+    const start = this.lastLineStart();
+    if (start !== null && this.store.tail[start]?.fold === id) {
+      for (const line of lines) this.push(line.text, line.voice, null, undefined, id);
+      this.open = false;
+      this.trim();
+    } else this.relayout();
+  }
+
+  /**
+   * Opens a closed fold (its lines shown under its header) or closes an open one; the header
+   * becomes the view's top row, unless the end of the transcript fits below it. False: no such fold.
+   */
+  toggleFold(id: number, height: number): boolean {
+    const fold = this.folds.get(id);
+    if (!fold) return false;
+    fold.open = !fold.open;
+    this.relayout();
+    const header = this.headerRow(id);
+    if (header !== null) {
+      const bottom = Math.max(0, this.length - height);
+      this.top = Math.min(header, bottom);
+      this.follow = this.top >= bottom;
+    }
+    return true;
+  }
+
+  /** The folds whose headers are among the rows a pane `height` rows tall shows now, top first. */
+  foldsShown(height: number): number[] {
+    const ids: number[] = [];
+    for (const row of this.visible(height)) if (row.voice === "fold" && row.fold && !ids.includes(row.fold)) ids.push(row.fold);
+    return ids;
+  }
+
+  /** The first row of a fold's header, or null when it is not kept. */
+  private headerRow(id: number): number | null {
+    for (let i = 0; i < this.length; i++) {
+      const row = readRow(this.store, i);
+      if (row.fold === id && row.voice === "fold") return i;
+    }
+    return null;
+  }
+
+  /** Where the last line starts in the tail, when all of it is there and nothing is growing; else null. */
+  private lastLineStart(): number | null {
+    const { tail, tailJoints } = this.store;
+    if (this.growing || tail.length === 0) return null;
+    let at = tail.length - 1;
+    while (at >= 0 && tailJoints[at] != null) at--;
+    return at >= 0 ? at : null;
+  }
+
+  /**
+   * Every kept line wrapped again at the width, its folds as they stand: a header written as its
+   * fold's now says, followed by the fold's lines when it is open; a fold's lines are never taken
+   * from the rows (they come from the fold), so opening, closing and adding to a fold are alike.
+   */
+  private relayout(): void {
     // The growing rows are drawn again from their lines, at the new width.
     const growing = this.growing;
     this.dropGrowing();
@@ -140,20 +252,17 @@ export class TranscriptBuffer {
       let end = start + 1;
       while (end < total && readJoint(old, end) != null) end++;
       const first = readRow(old, start);
-      let text = first.text;
-      let styles = first.styles;
-      for (let i = start + 1; i < end; i++) {
-        const row = readRow(old, i);
-        const joint = readJoint(old, i)!;
-        // A row of a styled line may have none of its own (its part of the line was plain).
-        if (styles === undefined && row.styles !== undefined) styles = "\0".repeat(text.length);
-        text += joint + row.text;
-        // What wrapping took out takes the style of the character before it.
-        if (styles !== undefined) styles += (joint && styles.slice(-1)) + (row.styles ?? "\0".repeat(row.text.length));
+      const fold = first.fold ? this.folds.get(first.fold) : undefined;
+      if (fold && first.voice === "fold") {
+        this.push(headerText(fold), "fold", null, undefined, first.fold);
+        if (fold.open) for (const line of fold.lines) this.push(line.text, line.voice, null, undefined, first.fold);
+      } else if (!first.fold) {
+        const { text, styles } = joinRows(old, start, end);
+        this.push(text, first.voice, null, styles);
       }
-      this.push(text, first.voice, null, styles);
       start = end;
     }
+    this.trim();
     if (growing) this.replaceGrowing([], growing.lines, growing.voice);
   }
 
@@ -188,10 +297,11 @@ export class TranscriptBuffer {
   }
 
   /** Wraps `text` (with its `styles`, if any) and adds its rows; the first continues the row above by `joint`. */
-  private push(text: string, voice: Voice, joint: Joint | null, styles?: string): void {
+  private push(text: string, voice: Voice, joint: Joint | null, styles?: string, fold?: number): void {
     if (styles !== undefined && PLAIN_STYLES.test(styles)) styles = undefined;
     const joints: Joint[] = [];
     const rows = styles === undefined ? wrap(text, this.width, voice, joints) : wrapStyled(text, styles, this.width, voice, joints);
+    if (fold) for (const row of rows) row.fold = fold;
     const { tail, tailJoints } = this.store;
     tail.push(...rows);
     tailJoints.push(joint, ...joints);
@@ -203,7 +313,7 @@ export class TranscriptBuffer {
   private extendLastRow(text: string, voice: Voice): void {
     const last = this.store.tail.pop()!;
     const joint = this.store.tailJoints.pop()!;
-    this.push(last.text + text, voice, joint, last.styles === undefined ? undefined : last.styles + "\0".repeat(text.length));
+    this.push(last.text + text, voice, joint, last.styles === undefined ? undefined : last.styles + "\0".repeat(text.length), last.fold);
   }
 
   private trim(): void {
@@ -248,6 +358,23 @@ function rowCount(store: Store): number {
   return store.blocks.length * BLOCK_ROWS - store.head + store.tail.length;
 }
 
+/** The text (and styles) of the line made of rows start…end-1, as it was before wrapping. */
+function joinRows(store: Store, start: number, end: number): { text: string; styles?: string } {
+  const first = readRow(store, start);
+  let text = first.text;
+  let styles = first.styles;
+  for (let i = start + 1; i < end; i++) {
+    const row = readRow(store, i);
+    const joint = readJoint(store, i)!;
+    // A row of a styled line may have none of its own (its part of the line was plain).
+    if (styles === undefined && row.styles !== undefined) styles = "\0".repeat(text.length);
+    text += joint + row.text;
+    // What wrapping took out takes the style of the character before it.
+    if (styles !== undefined) styles += (joint && styles.slice(-1)) + (row.styles ?? "\0".repeat(row.text.length));
+  }
+  return { text, styles };
+}
+
 function pack(rows: Row[], joints: Array<Joint | null>): Block {
   const ends = new Uint32Array(rows.length);
   const voices = new Uint8Array(rows.length);
@@ -260,7 +387,8 @@ function pack(rows: Row[], joints: Array<Joint | null>): Block {
     jointCodes[i] = JOINTS.indexOf(joints[i]!);
   });
   const styles = rows.some((row) => row.styles !== undefined) ? packStyles(rows) : null;
-  return { text: rows.map((row) => row.text).join(""), ends, voices, joints: jointCodes, styles };
+  const folds = rows.some((row) => row.fold) ? Uint32Array.from(rows, (row) => row.fold ?? 0) : null;
+  return { text: rows.map((row) => row.text).join(""), ends, voices, joints: jointCodes, styles, folds };
 }
 
 function packStyles(rows: Row[]): PackedStyles {
@@ -323,6 +451,7 @@ function readRow(store: Store, index: number): Row {
   const row: Row = { text: block.text.slice(start, end), voice: VOICES[block.voices[i]!]! };
   const styles = block.styles ? unpackStyles(block.styles, i, end! - start!) : undefined;
   if (styles !== undefined) row.styles = styles;
+  if (block.folds?.[i]) row.fold = block.folds[i];
   return row;
 }
 

@@ -12,7 +12,7 @@ import { tempFolder } from "../helpers/workspace.ts";
 import { LLAMA_START_TIMEOUT, withoutLlama } from "../helpers/llama.ts";
 import { alive, modelCopy, serversOf, truncatedCopy } from "../helpers/gguf.ts";
 
-const LIMITS = { max_steps: 3, max_tool_calls: 4, max_calls_per_reply: 4, max_repeat: 2, deadline_seconds: 60, max_result_chars: 2000, max_transcript_chars: 12000, max_tokens: 0 };
+const LIMITS = { max_steps: 3, max_tool_calls: 4, max_calls_per_reply: 4, max_repeat: 2, deadline_seconds: 60, max_result_chars: 2000, max_transcript_chars: 12000, max_tokens: 0, max_sub_run_steps: 12 };
 const TASKS = ["a", "b", "c"];
 
 /** Three tasks on the toy project, and an arm config with a small window per slot. */

@@ -9,7 +9,7 @@ const MAIN = join(import.meta.dir, "..", "..", "src", "cli", "main.ts");
 /** A duration no other process sleeps for, so the check's process can be found by it. */
 const SLOW = `30.${unique()}`;
 
-const LIMITS = { max_steps: 8, max_tool_calls: 12, max_calls_per_reply: 4, max_repeat: 2, deadline_seconds: 90, max_result_chars: 2000, max_transcript_chars: 12000, max_tokens: 0 };
+const LIMITS = { max_steps: 8, max_tool_calls: 12, max_calls_per_reply: 4, max_repeat: 2, deadline_seconds: 90, max_result_chars: 2000, max_transcript_chars: 12000, max_tokens: 0, max_sub_run_steps: 12 };
 
 test("Ctrl-C stops an eval: the check under way is killed, its copy removed, nothing judged, and --resume is named; exit 130", async () => {
   const root = tempFolder("eval-interrupt");

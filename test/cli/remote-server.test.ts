@@ -18,7 +18,7 @@ import { makeWorkspace, tempFolder } from "../helpers/workspace.ts";
 const KEY = `sk-remote-${crypto.randomUUID().replaceAll("-", "")}`;
 const WRONG = `sk-wrong-${crypto.randomUUID().replaceAll("-", "")}`;
 const TASK = "Read README.md and say what the project is.";
-const EVAL_LIMITS = { max_steps: 3, max_tool_calls: 4, max_calls_per_reply: 4, max_repeat: 2, deadline_seconds: 60, max_result_chars: 2000, max_transcript_chars: 12000, max_tokens: 0 };
+const EVAL_LIMITS = { max_steps: 3, max_tool_calls: 4, max_calls_per_reply: 4, max_repeat: 2, deadline_seconds: 60, max_result_chars: 2000, max_transcript_chars: 12000, max_tokens: 0, max_sub_run_steps: 12 };
 
 /** Every folder a child could write to, and everything it printed: searched for the key at the end. */
 const written: string[] = [];

@@ -310,7 +310,7 @@ describe("the checkpoint itself", () => {
   test("declarations come from the tool schemas, without $schema", () => {
     const { checkpoint } = checkpointWith();
     const declarations = checkpoint.declarations();
-    expect(declarations.map((tool) => tool.name)).toEqual(["list_files", "read_file", "search_text", "find_files", "repo_map", "find_symbol", "find_references", "write_file", "edit_file", "delete_file", "move_file", "run_check", "run_command", "current_time", "update_todo", "finish"]);
+    expect(declarations.map((tool) => tool.name)).toEqual(["list_files", "read_file", "search_text", "find_files", "repo_map", "find_symbol", "find_references", "write_file", "edit_file", "delete_file", "move_file", "run_check", "run_command", "explore", "current_time", "update_todo", "finish"]);
     const readFile = declarations.find((tool) => tool.name === "read_file")!;
     expect(readFile.parameters).not.toHaveProperty("$schema");
     expect(readFile.parameters).toMatchObject({ type: "object", required: ["path"], additionalProperties: false });

@@ -237,6 +237,7 @@ describe("the JSON Schema shown to the model is the validating zod schema", () =
     run_command: { argv: ["git", "status"] },
     current_time: {},
     update_todo: { items: [] },
+    explore: { question: "where?" },
   };
 
   test("every declared numeric and length bound is exactly where validation draws the line", () => {

@@ -130,6 +130,7 @@ test("the results table: pass rate, statuses, means, refusals by kind", () => {
     steps: 4,
     tool_calls: 3,
     tokens: 1000,
+    sub_run_tokens: 0,
     seconds: 2,
     refusals: { refused, denied: 0, error: 0, stopped: 0 },
     run_id: "r",

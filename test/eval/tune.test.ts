@@ -10,7 +10,7 @@ import type { RunVerdict } from "../../src/eval/runner.ts";
 import type { AgentEvent } from "../../src/protocol/events.ts";
 import { ConfigSchema } from "../../src/session/config.ts";
 
-const verdict = (task: string, passed: boolean): RunVerdict => ({ task, seed: 1, passed, criteria: [], status: passed ? "completed" : "step_limit", steps: 1, tool_calls: 1, tokens: 1, seconds: 1, refusals: { refused: 0, denied: 0, error: 0, stopped: 0 }, run_id: task });
+const verdict = (task: string, passed: boolean): RunVerdict => ({ task, seed: 1, passed, criteria: [], status: passed ? "completed" : "step_limit", steps: 1, tool_calls: 1, tokens: 1, sub_run_tokens: 0, seconds: 1, refusals: { refused: 0, denied: 0, error: 0, stopped: 0 }, run_id: task });
 
 /** `a` and `b`: which of n tasks each arm passed. */
 function arms(n: number, passedA: (i: number) => boolean, passedB: (i: number) => boolean): [RunVerdict[], RunVerdict[]] {

@@ -4,12 +4,19 @@ import type { Message } from "../../src/protocol/messages.ts";
 import type { ScriptedRun } from "./run.ts";
 
 /**
- * What holds for every run, whatever ended it: run_start first, exactly one stop and it is last,
- * one tool_call event per call the model made, and the stop's counts match the events.
+ * What holds for every run, whatever ended it: run_start first, exactly one stop of its own and it
+ * is last, one tool_call event per call the model made, and the stop's counts match the events
+ * (a sub-run's included: they are charged to the run). Each sub-run's events are well formed too.
  */
 export function expectWellFormedEvents(events: ReadonlyArray<AgentEvent | Record<string, any>>): void {
   expect(events[0]?.kind).toBe("run_start");
-  expect(events.filter((event) => event.kind === "stop")).toHaveLength(1);
+  expect(events.filter((event) => event.kind === "stop" && event.sub_run === undefined)).toHaveLength(1);
+  for (const id of new Set(events.flatMap((event) => (event.sub_run === undefined ? [] : [event.sub_run as string])))) {
+    const sub = events.filter((event) => event.sub_run === id);
+    expect(sub[0]?.kind).toBe("run_start");
+    expect(sub.filter((event) => event.kind === "stop")).toHaveLength(1);
+    expect(sub.at(-1)?.kind).toBe("stop");
+  }
   expect(events.at(-1)?.kind).toBe("stop");
   const stop = events.at(-1) as EventOf<"stop">;
   const requests = events.filter((event) => event.kind === "model_request");

@@ -70,7 +70,7 @@ test("components.repo_map: false removes the three tools", () => {
   expect(names).not.toContain("find_references");
 });
 
-test("a request's fixed part (system prompt + tool definitions) stays at most 10 KB with the map's tools", () => {
+test("a request's fixed part (system prompt + tool definitions) stays at most 10 KB with the map's tools and explore", () => {
   const tools = defaultTools({ test: { argv: ["true"], timeout_seconds: 60, env: [] } }).map((tool) => {
     const { $schema: _ignored, ...parameters } = z.toJSONSchema(tool.schema) as Record<string, unknown>;
     return { type: "function", function: { name: tool.name, description: tool.description, parameters } };
@@ -78,7 +78,9 @@ test("a request's fixed part (system prompt + tool definitions) stays at most 10
   const definitions = JSON.stringify(tools).length;
   const prompt = assemble(builtinLayers()).length;
   const map = JSON.stringify(tools.filter((tool) => ["repo_map", "find_symbol", "find_references"].includes(tool.function.name))).length;
-  console.log(`fixed part: ${prompt + definitions} bytes (system prompt ${prompt}, ${tools.length} tool definitions ${definitions}, of which the map's three ${map})`);
+  const explore = JSON.stringify(tools.filter((tool) => tool.function.name === "explore")).length;
+  console.log(`fixed part: ${prompt + definitions} bytes (system prompt ${prompt}, ${tools.length} tool definitions ${definitions}, of which the map's three ${map}, explore ${explore})`);
+  expect(explore).toBeGreaterThan(0);
   expect(prompt + definitions).toBeLessThanOrEqual(10 * 1024);
 });
 

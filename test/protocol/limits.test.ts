@@ -3,13 +3,14 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { DEFAULT_LIMITS, LIMIT_NAMES, resolveLimits } from "../../src/protocol/limits.ts";
 
-/** The "Default limits" table of docs/contract.md, as name → number. */
+/** The "Default limits" table of docs/contract.md, as name → number, and the sub-runs' own (named under "Sub-runs"). */
 function contractDefaults(): Record<string, number> {
   const contract = readFileSync(join(import.meta.dir, "..", "..", "docs", "contract.md"), "utf8");
   const section = contract.slice(contract.indexOf("## Default limits"));
   const table = section.slice(0, section.indexOf("\n\n", section.indexOf("| ---")));
   const rows = [...table.matchAll(/^\| `([a-z_]+)`[^|]*\| (\d+)/gm)];
-  return Object.fromEntries(rows.map(([, name, value]) => [name!, Number(value)]));
+  const subRuns = /`limits\.(max_sub_run_steps)`\s+\(default (\d+)\)/.exec(contract);
+  return Object.fromEntries([...rows.map(([, name, value]) => [name!, Number(value)]), ...(subRuns ? [[subRuns[1]!, Number(subRuns[2])]] : [])]);
 }
 
 test("the defaults are the contract's table, every limit named there", () => {

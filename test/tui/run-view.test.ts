@@ -69,3 +69,26 @@ test("the cache row: the last prompt's reused share and prefill time, the run's 
   // A new run starts its total over.
   expect(row(play([[start, 0], reply(1, 1000, 0, 3200), [start, 5000]]))).toBe("cache    —");
 });
+
+test("a sub-run's events move the run's meters (its steps, calls and tokens are the run's); its start and stop do not reset or stop them", () => {
+  const tagged = <E extends AgentEvent>(event: E): E => ({ ...event, sub_run: "e1" });
+  const view = play([
+    [start, 0],
+    [{ kind: "model_request", step: 1, messages: 2, transcript_chars: 400, estimated_prompt_tokens: 100 }, 0],
+    [{ kind: "model_reply", step: 1, text: "", text_chars: 0, tool_calls: 1, prompt_tokens: 100, gen_tokens: 10, tokens_per_second: null, finish_reason: "tool_calls", cached_tokens: null, prefill_ms: null }, 100],
+    [tagged(start), 200],
+    [tagged({ kind: "model_request", step: 2, messages: 2, transcript_chars: 300, estimated_prompt_tokens: 80 }), 300],
+    [tagged({ kind: "model_reply", step: 2, text: "", text_chars: 0, tool_calls: 1, prompt_tokens: 80, gen_tokens: 5, tokens_per_second: null, finish_reason: "tool_calls", cached_tokens: null, prefill_ms: null }), 400],
+    [tagged({ kind: "tool_call", step: 2, id: "s1", tool: "read_file", arguments: "{}", decision: "allowed", reason: "", result_chars: 1, result: "x" }), 500],
+  ]);
+  expect(view.state).toBe("running tools");
+  const shown = Object.fromEntries(meters(view, 600).map((meter) => [meter.label, meter]));
+  expect(shown.steps!.value).toBe(2);
+  expect(shown.calls!.value).toBe(1);
+  expect(shown.tokens!.value).toBe(195);
+  expect(shown.time!.value).toBe(1);
+  const exploring = fold(fold(emptyView(DEFAULT_LIMITS), start, 0), tagged(start), 10);
+  expect(exploring.state).toBe("exploring (sub-run)");
+  const after = fold(view, tagged({ kind: "stop", status: "completed", steps: 1, tool_calls: 1, answer: "a", reason: "r", elapsed_ms: 300, prompt_tokens: 80, gen_tokens: 5 }), 700);
+  expect(after).toMatchObject({ state: "running tools", endedAt: null, steps: 2, calls: 1 });
+});

@@ -224,3 +224,55 @@ test("a transcript of Markdown keeps its styles in a fraction of the text's byte
   // 1.58 MB of text; with a style code a character it all took 3.6 MB, packed as runs 2.5 MB.
   expect(grown).toBeLessThan(3e6);
 }, 60_000);
+
+// A folded entry (a sub-run): one header line; its lines kept aside and shown under it once open.
+test("a fold is one header line; its lines show under it only while it is open, then go again", () => {
+  const buffer = new TranscriptBuffer(60);
+  buffer.line("› the task", "user");
+  buffer.openFold(1, "explore: where? · running");
+  buffer.addToFold(1, "│ ▸ read_file a.ts\n│   allowed: …", "tool");
+  buffer.line("after the fold", "result");
+  expect(texts(buffer.visible(10))).toEqual(["› the task", "[+] explore: where? · running", "after the fold"]);
+  expect(buffer.foldsShown(10)).toEqual([1]);
+  expect(buffer.toggleFold(1, 10)).toBe(true);
+  expect(texts(buffer.visible(10))).toEqual(["› the task", "[-] explore: where? · running", "│ ▸ read_file a.ts", "│   allowed: …", "after the fold"]);
+  expect(buffer.visible(10)[2]).toMatchObject({ voice: "tool", fold: 1 });
+  // Added while open: under the header, before what came after.
+  buffer.addToFold(1, "│ ■ completed", "notice");
+  buffer.setFoldHeader(1, "explore: where? · completed");
+  expect(texts(buffer.visible(10))).toEqual(["› the task", "[-] explore: where? · completed", "│ ▸ read_file a.ts", "│   allowed: …", "│ ■ completed", "after the fold"]);
+  buffer.toggleFold(1, 10);
+  expect(texts(buffer.visible(10))).toEqual(["› the task", "[+] explore: where? · completed", "after the fold"]);
+  expect(buffer.toggleFold(7, 10)).toBe(false);
+});
+
+test("a header that is the last line is rewritten in place; text streams on after it as a line of its own", () => {
+  const buffer = new TranscriptBuffer(60);
+  buffer.openFold(1, "explore: q · running, 0 step(s)");
+  buffer.setFoldHeader(1, "explore: q · running, 1 step(s)");
+  buffer.setFoldHeader(1, "explore: q · completed, 2 step(s)");
+  buffer.append("the answer", "assistant");
+  buffer.append(" goes on", "assistant");
+  expect(texts(buffer.visible(10))).toEqual(["[+] explore: q · completed, 2 step(s)", "the answer goes on"]);
+  expect(buffer.length).toBe(2);
+});
+
+test("folds keep their state through a resize and through packing (over 512 rows after them), and scrolling puts an opened header on top", () => {
+  const buffer = new TranscriptBuffer(40);
+  buffer.openFold(1, "explore: first");
+  buffer.addToFold(1, "│ step one of the first sub-run", "assistant");
+  for (let i = 0; i < 600; i++) buffer.line(`row ${i}`, "result");
+  buffer.openFold(2, "explore: second");
+  buffer.addToFold(2, "│ step of the second", "assistant");
+  buffer.resize(20);
+  expect(texts(buffer.visible(3))).toEqual(["row 598", "row 599", "[+] explore: second"]);
+  buffer.scrollTo("top", 3);
+  expect(buffer.foldsShown(3)).toEqual([1]);
+  buffer.toggleFold(1, 3);
+  expect(texts(buffer.visible(3))).toEqual(["[-] explore: first", "│ step one of the", "first sub-run"]);
+  expect(buffer.follow).toBe(false);
+  buffer.toggleFold(2, 3);
+  // The end of the transcript fits below its header: the view follows the bottom again.
+  expect(texts(buffer.visible(3))).toEqual(["row 599", "[-] explore: second", "│ step of the second"]);
+  expect(buffer.follow).toBe(true);
+});

@@ -5,6 +5,7 @@ import { MetersPane } from "./meters-pane.ts";
 import { PlanPane } from "./plan-pane.ts";
 import { TranscriptPane } from "./transcript-pane.ts";
 import { VerdictsPane } from "./verdicts-pane.ts";
+import { SubRunEntries } from "../event-view.ts";
 
 /** Where a pane goes that a narrow terminal has no room for: nowhere to be seen. */
 const HIDDEN = { left: 0, top: 0, width: 1, height: 0 };
@@ -17,6 +18,7 @@ export class ScreenPanes {
   readonly layers: LayersPane;
   readonly plan: PlanPane;
   readonly status: Widgets.BoxElement;
+  readonly subRuns = new SubRunEntries();
 
   constructor(screen: Widgets.Screen, l: Layout) {
     this.transcript = new TranscriptPane(screen, l.transcript);

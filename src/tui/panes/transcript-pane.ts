@@ -36,6 +36,8 @@ export class TranscriptPane extends Pane {
   private styleAttrs = new Map<number, number[]>();
   /** The model's reply streaming as Markdown; its rows are redrawn from it once a frame. */
   private markdown: MarkdownStream | null = null;
+  /** Each folded entry's number in the buffer, by its key (a sub-run's explore call id). */
+  private readonly foldIds = new Map<string, number>();
 
   constructor(parent: Widgets.Screen, rect: Rect) {
     super(parent, rect, "transcript", true);
@@ -68,6 +70,33 @@ export class TranscriptPane extends Pane {
   line(text: string, voice: Voice): void {
     this.endMarkdown();
     this.buffer.line(text, voice);
+  }
+
+  /** A folded entry (a sub-run): its header, closed; `key` names it in the calls below. */
+  openFold(key: string, header: string): void {
+    this.endMarkdown();
+    const id = this.foldIds.size + 1;
+    this.foldIds.set(key, id);
+    this.buffer.openFold(id, header);
+  }
+
+  setFoldHeader(key: string, header: string): void {
+    const id = this.foldIds.get(key);
+    if (id !== undefined) this.buffer.setFoldHeader(id, header);
+  }
+
+  /** A line of the folded entry, shown under its header while it is open. */
+  addToFold(key: string, text: string, voice: Voice): void {
+    const id = this.foldIds.get(key);
+    if (id !== undefined) this.buffer.addToFold(id, text, voice);
+  }
+
+  /** Enter in the transcript: opens or closes the newest fold whose header is in view. False: none is. */
+  toggleFold(): boolean {
+    this.showMarkdown();
+    const shown = this.buffer.foldsShown(this.innerHeight());
+    const newest = shown.at(-1);
+    return newest !== undefined && this.buffer.toggleFold(newest, this.innerHeight());
   }
 
   /** Ends the current line, and the reply streaming as Markdown. */

@@ -8,6 +8,9 @@ import type { Rect } from "../layout.ts";
 
 const KEPT = 500;
 
+/** Before the step of a sub-run's call (explore): the call is the sub-run's, not the run's. */
+export const SUB_RUN_MARK = "↳";
+
 type ToolCall = EventOf<"tool_call">;
 
 /** A line of the pane, and the call it shows (null for a notice). */
@@ -38,11 +41,13 @@ export class VerdictsPane extends Pane {
   add(call: ToolCall): void {
     // The decision must stay on screen: the arguments get at most what the pane's width leaves.
     // A call recovered from the reply's text is marked: the model did not use the protocol's field.
+    // A sub-run's call is marked as its own: ↳ before its step.
     const tool = call.from_text ? `${call.tool} (text)` : call.tool;
-    const room = this.innerWidth() - `${call.step} ${tool}  ${call.decision}`.length;
+    const step = call.sub_run !== undefined ? `${SUB_RUN_MARK}${call.step}` : String(call.step);
+    const room = this.innerWidth() - `${step} ${tool}  ${call.decision}`.length;
     const args = shorten(call.arguments.replace(/\s+/g, " "), Math.max(8, Math.min(40, room)));
     const reason = call.reason ? ` ${shorten(call.reason, 200)}` : "";
-    this.push(`${call.step} ${safeTagged(tool)} ${safeTagged(args)} ${paint(DECISION_COLOR[call.decision], call.decision)}${safeTagged(reason)}`, call);
+    this.push(`${step} ${safeTagged(tool)} ${safeTagged(args)} ${paint(DECISION_COLOR[call.decision], call.decision)}${safeTagged(reason)}`, call);
   }
 
   /** A line that is not a tool call (a stall warning, a gate decision, a notice). */
@@ -69,7 +74,8 @@ export class VerdictsPane extends Pane {
   selectedResult(): { title: string; text: string } | null {
     const call = this.selected === null ? null : this.entries[this.selected]?.call;
     if (!call) return null;
-    return { title: `step ${call.step} ${sanitize(call.tool)}: ${call.decision}, ${call.result_chars} chars as the model received them`, text: call.result };
+    const whose = call.sub_run !== undefined ? "sub-run " : "";
+    return { title: `${whose}step ${call.step} ${sanitize(call.tool)}: ${call.decision}, ${call.result_chars} chars as the model received them`, text: call.result };
   }
 
   draw(): void {

@@ -88,3 +88,16 @@ test("the overlay shows a result whole and escaped: control characters as ^[, br
   expect(shown).toContain("step 2 read_file: allowed");
   expect(shown).toContain("^[[2Jcleared? {bold}no{/bold}");
 });
+
+test("a sub-run's call is marked as its own (↳ before its step); its result's title says so", () => {
+  const { screen, frame } = fakeTerminal();
+  const pane = new VerdictsPane(screen, layout(160, 45).verdicts);
+  pane.add(event({ step: 2, tool: "search_text", sub_run: "e1" }));
+  pane.add(event({ step: 1, tool: "explore" }));
+  const written = plain(frame(() => pane.draw()));
+  expect(written).toContain("↳2 search_text {");
+  expect(written).toContain("1 explore {");
+  pane.box.emit("focus");
+  pane.key("up");
+  expect(pane.selectedResult()?.title).toStartWith("sub-run step 2 search_text: allowed");
+});

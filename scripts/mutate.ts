@@ -645,7 +645,7 @@ const CORE_MUTANTS: Mutant[] = [
     file: "src/tui/approval-modal.ts",
     find: "request.signal.addEventListener(\"abort\", () => this.close(\"no\"), { once: true });",
     replace: "",
-    tests: ["test/e2e/tui.test.ts"],
+    tests: ["test/e2e/sandbox.test.ts"],
   },
   {
     name: "escaping dropped in the approval modal",

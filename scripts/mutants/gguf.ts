@@ -99,7 +99,7 @@ export const MUTANTS: Mutant[] = [
     file: "src/tui/app.ts",
     find: "    await Promise.all([runEnded, this.session.mcp.close(), this.server.stop()]);\n",
     replace: "    await Promise.all([runEnded, this.session.mcp.close()]);\n",
-    tests: ["test/e2e/tui.test.ts"],
+    tests: ["test/e2e/gguf.test.ts"],
   },
   {
     name: "SIGTERM or a hang-up ends the TUI without stopping its server",
@@ -120,7 +120,7 @@ export const MUTANTS: Mutant[] = [
     file: "src/tui/app.ts",
     find: "    if (this.session.ownServer) return void this.server.ensure();\n",
     replace: "",
-    tests: ["test/e2e/tui.test.ts"],
+    tests: ["test/e2e/gguf.test.ts"],
   },
   {
     name: "the status line does not show the server",
@@ -134,21 +134,21 @@ export const MUTANTS: Mutant[] = [
     file: "src/tui/model-choice.ts",
     find: "    this.host.modelChosen();\n",
     replace: "",
-    tests: ["test/e2e/tui.test.ts"],
+    tests: ["test/e2e/gguf.test.ts"],
   },
   {
     name: "picking the GGUF model that runs loads it again",
     file: "src/tui/model-choice.ts",
     find: "      if (!keep) session.chooseModel(candidate.spec, candidate.modelName);",
     replace: "      session.chooseModel(candidate.spec, candidate.modelName);",
-    tests: ["test/e2e/tui.test.ts"],
+    tests: ["test/e2e/gguf.test.ts"],
   },
   {
     name: "a GGUF file is taken at start without asking",
     file: "src/tui/model-choice.ts",
     find: 'const answering = found.candidates.filter((candidate) => candidate.server !== "gguf");',
     replace: "const answering = found.candidates;",
-    tests: ["test/e2e/tui.test.ts"],
+    tests: ["test/e2e/model-picker.test.ts"],
   },
   {
     name: "a message does not wait for the model's server to start",

@@ -70,6 +70,6 @@ export const MUTANTS: Mutant[] = [
     file: "src/tui/approval-modal.ts",
     find: "${alwaysMeans(request)}",
     replace: "always allow ${safeTagged(request.tool)} this session",
-    tests: ["test/e2e/tui.test.ts"],
+    tests: ["test/e2e/run-command.test.ts"],
   },
 ];

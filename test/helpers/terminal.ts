@@ -250,6 +250,21 @@ export function expectRightBorders(screen: string, marker: string): void {
   for (const row of marked) expect(row[border], row.join("")).toBe("│");
 }
 
+/**
+ * The transcript pane's text as one line: each row between the pane's borders, trimmed and joined
+ * with a space, so a sentence blessed wrapped (a long temp path pushes words to the next row) is
+ * matched whole.
+ */
+export function transcriptText(screen: string): string {
+  const rows = screen.split("\n").map((row) => [...row]);
+  const border = rows[0]?.indexOf("┐") ?? -1;
+  return rows
+    .filter((row) => row[0] === "│" && border > 0 && row[border] === "│")
+    .map((row) => row.slice(1, border).join("").trim())
+    .filter(Boolean)
+    .join(" ");
+}
+
 /** The status line: the screen's last row. */
 export const STATUS = (text: string) => text.split("\n").filter(Boolean).at(-1) ?? "";
 

@@ -241,3 +241,21 @@ MUTANTS.push(
     tests: ["test/tools/run_check.test.ts"],
   },
 );
+
+// A hang-up after a headless run has ended is ignored while glassbox exits with the run's status.
+MUTANTS.push(
+  {
+    name: "a late hang-up ends a finished headless run with exit 129",
+    file: "src/cli/run.ts",
+    find: "    ignoreHangUps();\n",
+    replace: "",
+    tests: ["test/cli/run.test.ts"],
+  },
+  {
+    name: "ignoring hang-ups leaves them their default action",
+    file: "src/platform/hang-ups.ts",
+    find: "if (!process.listeners(name).includes(ignore)) process.on(name, ignore);",
+    replace: "if (!process.listeners(name).includes(ignore)) void ignore;",
+    tests: ["test/platform/hang-ups.test.ts"],
+  },
+);

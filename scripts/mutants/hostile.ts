@@ -133,7 +133,7 @@ export const MUTANTS: Mutant[] = [
   {
     name: "a second hang-up kills the TUI mid-cleanup",
     file: "src/tui/screen.ts",
-    find: "    for (const repeated of HANG_UPS) process.on(repeated, ignoreSignal);\n",
+    find: "    ignoreHangUps();\n",
     replace: "",
     tests: ["test/tui/hang-up.test.ts"],
   },

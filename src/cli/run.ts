@@ -1,6 +1,6 @@
 import { mapLayer } from "../session/map-layer.ts";
 import { redact } from "../trace/redact.ts";
-import { HANG_UPS } from "../platform/hang-ups.ts";
+import { HANG_UPS, ignoreHangUps } from "../platform/hang-ups.ts";
 import { INSECURE_TLS_WARNING } from "../model/access.ts";
 import type { CliArgs } from "./args.ts";
 import type { Session } from "../session/session.ts";
@@ -51,21 +51,17 @@ export async function runHeadless(args: CliArgs, out: (line: string) => void = (
  * stopped. Hang-ups are answered so until glassbox has ended (HANG_UPS says why); a second Ctrl-C
  * is the person's way to quit at once.
  */
-function stopOnSignals(interrupt: AbortController): () => void {
+export function stopOnSignals(interrupt: AbortController): () => void {
   const onSignal = () => interrupt.abort();
   process.once("SIGINT", onSignal);
   for (const name of HANG_UPS) process.on(name, onSignal);
   return () => {
     process.off("SIGINT", onSignal);
     // The run has ended and glassbox is about to exit with its status: a hang-up now must not cut that short (exit 129).
-    for (const name of HANG_UPS) {
-      process.off(name, onSignal);
-      if (!process.listeners(name).includes(ignoreHangUp)) process.on(name, ignoreHangUp);
-    }
+    for (const name of HANG_UPS) process.off(name, onSignal);
+    ignoreHangUps();
   };
 }
-
-const ignoreHangUp = () => {};
 
 async function runSession(args: CliArgs, session: Session, saved: SavedSession, signal: AbortSignal, out: (line: string) => void): Promise<number> {
   if (args.showPrompt) {

@@ -2,6 +2,7 @@ import { z } from "zod";
 import { defineTool, type Tool, type ToolPlan } from "./tool.ts";
 import { describeOutcome, runCheck, type Checks } from "./checks.ts";
 import type { Sandbox } from "../sandbox/sandbox.ts";
+import type { WorkspaceAccess } from "../sandbox/rules.ts";
 import { UNCONFINED } from "../sandbox/detect.ts";
 import { RUN_CHECK } from "../protocol/tool-names.ts";
 import { SNAPSHOT_BOUND, type SnapshotBound } from "./command-snapshot.ts";
@@ -31,7 +32,7 @@ export function makeRunCheck(checks: Checks, sandbox: Sandbox = UNCONFINED, boun
         details: [`command:   ${JSON.stringify(check.argv)} (a configured check)`, undoLine(choice)],
         askAnyway: askAnywayReason(RUN_CHECK, choice),
         async execute() {
-          const run = async (access: Parameters<typeof runCheck>[5]) => {
+          const run = async (access: WorkspaceAccess) => {
             const outcome = await runCheck(check, workspace.root, signal, sandbox, workspace.root, access);
             plan.succeeded = outcome.exitCode === 0;
             return outcome;

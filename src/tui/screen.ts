@@ -1,7 +1,7 @@
 import fs from "node:fs";
 import { blessed, type Widgets } from "./blessed.ts";
 import { drawEconomically } from "./cell-writer.ts";
-import { HANG_UPS } from "../platform/hang-ups.ts";
+import { ignoreHangUps } from "../platform/hang-ups.ts";
 import { separateEscapeKeys } from "./escape-keys.ts";
 
 /* The screen glassbox draws on: made with its settings, the terminal restored whatever ends it, signals' cleanups, frames drawn. */
@@ -13,7 +13,6 @@ const SIGNAL_EXIT: Partial<Record<NodeJS.Signals, number>> = { SIGHUP: 129, SIGI
  */
 const SIGNAL_CLEANUP_MS = 5000;
 const signalCleanups = new Set<() => Promise<unknown>>();
-const ignoreSignal = () => {};
 /** An error after a signal, while its cleanups run: said on stderr where that still can be, never an exit of its own. */
 const whileCleaningUp = (error: unknown) => {
   try {
@@ -79,7 +78,7 @@ export function createScreen(options: Widgets.IScreenOptions = {}): Widgets.Scre
   const onRejection = die("unhandled rejection");
   const onSignal = (signal: NodeJS.Signals) => {
     restore();
-    for (const repeated of HANG_UPS) process.on(repeated, ignoreSignal);
+    ignoreHangUps();
     // The terminal may be gone (a hang-up): a write to it that fails now must not end glassbox
     // before the cleanups have stopped the check or command and removed its temp folder.
     process.on("uncaughtException", whileCleaningUp);

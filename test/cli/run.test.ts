@@ -9,7 +9,7 @@ import { call } from "../helpers/run.ts";
 import { CANARY, makeWorkspace, tempFolder } from "../helpers/workspace.ts";
 import { expectWellFormedEvents } from "../helpers/invariants.ts";
 import { buildInfo, versionLine } from "../../src/platform/build-info.ts";
-import { leftovers, unique } from "../helpers/processes.ts";
+import { afterHangUps, leftovers, unique } from "../helpers/processes.ts";
 
 const MAIN = join(import.meta.dir, "..", "..", "src", "cli", "main.ts");
 
@@ -420,4 +420,9 @@ describe("tool calls written as text (issue 23's new user: qwen2.5-coder's bare 
     expect(result.code).toBe(2);
     expect(result.stderr).toContain("contradict");
   });
+});
+
+test("once a headless run's signals are let go, a late hang-up is ignored while glassbox exits with the run's status (never exit 129)", async () => {
+  const body = `const { stopOnSignals } = await import(${JSON.stringify(join(import.meta.dir, "..", "..", "src", "cli", "run.ts"))}); stopOnSignals(new AbortController())();`;
+  expect(await afterHangUps(body)).toEqual({ code: 0, out: "alive" });
 });

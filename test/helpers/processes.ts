@@ -12,3 +12,11 @@ export async function leftovers(marker: string): Promise<string[]> {
   }
   return found;
 }
+
+/** Runs `body` in a fresh bun, then SIGHUP and SIGTERM to itself; its exit code and what it printed. */
+export async function afterHangUps(body: string): Promise<{ code: number | null; out: string }> {
+  const script = `${body}\nprocess.kill(process.pid, "SIGHUP"); process.kill(process.pid, "SIGTERM"); await Bun.sleep(200); console.log("alive");`;
+  const child = Bun.spawn([process.execPath, "-e", script], { stdout: "pipe", stderr: "pipe" });
+  const out = await new Response(child.stdout).text();
+  return { code: await child.exited, out: out.trim() };
+}

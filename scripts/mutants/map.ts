@@ -137,7 +137,7 @@ export const MUTANTS: Mutant[] = [
   },
   {
     name: "a member assigned a function is no definition",
-    file: "src/map/queries/javascript.scm",
+    file: "src/map/queries/ecmascript.scm",
     find: "(assignment_expression left: (member_expression property: (property_identifier) @name) right: (function_expression)) @definition.function\n",
     replace: "",
     tests: ["test/map/map.test.ts"],

@@ -16,6 +16,7 @@ import cppWasm from "./grammars/cpp.wasm.gz" with { type: "file" };
 import csharpWasm from "./grammars/csharp.wasm.gz" with { type: "file" };
 import rubyWasm from "./grammars/ruby.wasm.gz" with { type: "file" };
 import phpWasm from "./grammars/php.wasm.gz" with { type: "file" };
+import ecmascriptTags from "./queries/ecmascript.scm" with { type: "text" };
 import typescriptTags from "./queries/typescript.scm" with { type: "text" };
 import javascriptTags from "./queries/javascript.scm" with { type: "text" };
 import pythonTags from "./queries/python.scm" with { type: "text" };
@@ -49,9 +50,9 @@ export interface LanguageSpec {
 const TS_REFERENCES = ["identifier", "type_identifier", "property_identifier", "shorthand_property_identifier"];
 const C_REFERENCES = ["identifier", "type_identifier", "field_identifier"];
 
-const TYPESCRIPT: LanguageSpec = { name: "TypeScript", wasm: typescriptWasm, tags: typescriptTags, references: TS_REFERENCES };
-const TSX: LanguageSpec = { name: "TSX", wasm: tsxWasm, tags: typescriptTags, references: TS_REFERENCES };
-const JAVASCRIPT: LanguageSpec = { name: "JavaScript", wasm: javascriptWasm, tags: javascriptTags, references: ["identifier", "property_identifier", "shorthand_property_identifier"] };
+const TYPESCRIPT: LanguageSpec = { name: "TypeScript", wasm: typescriptWasm, tags: `${ecmascriptTags}${typescriptTags}`, references: TS_REFERENCES };
+const TSX: LanguageSpec = { name: "TSX", wasm: tsxWasm, tags: TYPESCRIPT.tags, references: TS_REFERENCES };
+const JAVASCRIPT: LanguageSpec = { name: "JavaScript", wasm: javascriptWasm, tags: `${ecmascriptTags}${javascriptTags}`, references: ["identifier", "property_identifier", "shorthand_property_identifier"] };
 const PYTHON: LanguageSpec = { name: "Python", wasm: pythonWasm, tags: pythonTags, references: ["identifier"] };
 const GO: LanguageSpec = { name: "Go", wasm: goWasm, tags: goTags, references: ["identifier", "type_identifier", "field_identifier"] };
 const RUST: LanguageSpec = { name: "Rust", wasm: rustWasm, tags: rustTags, references: ["identifier", "type_identifier", "field_identifier"] };

@@ -48,7 +48,7 @@ export function chooseJournaling(sandbox: Sandbox, root: string, bound: Snapshot
 }
 
 /** The approval's line about undo. */
-export function undoLine(choice: JournalingChoice): string {
+export function undoDetail(choice: JournalingChoice): string {
   return choice.tooBig === null
     ? "undo:      its changes are saved in the undo journal; glassbox undo restores them"
     : `undo:      files it writes are NOT in the undo journal (${choice.tooBig}); glassbox undo cannot restore them`;
@@ -96,7 +96,7 @@ export const NO_CHANGES: Pick<ChangesReport, "changes" | "ignored"> = { changes:
 const EVENT_CHANGE: Record<CommandChange["what"], WorkspaceChange["change"]> = { created: "created", changed: "changed", deleted: "deleted", "re-moded": "mode" };
 
 /** The event's list: one entry per path and kind of change, sorted by code unit (not by locale). */
-export function eventChanges(changes: ReadonlyArray<{ path: string; change: WorkspaceChange["change"] }>): WorkspaceChange[] {
+function eventChanges(changes: ReadonlyArray<{ path: string; change: WorkspaceChange["change"] }>): WorkspaceChange[] {
   const seen = new Map(changes.map((change) => [`${change.path}\0${change.change}`, { path: change.path, change: change.change }]));
   return [...seen.values()].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : a.change < b.change ? -1 : 1));
 }
@@ -139,7 +139,7 @@ function fileStamps(root: string): Map<string, string> | null {
 }
 
 /** Which files the command added, changed and deleted, where no journal could hold them (a person said yes to that). */
-export function unjournaledReport(before: Map<string, string> | null, after: Map<string, string> | null): ChangesReport {
+function unjournaledReport(before: Map<string, string> | null, after: Map<string, string> | null): ChangesReport {
   const heading = "Workspace files it changed (not in the undo journal):";
   if (!before || !after) return { note: `${heading} not compared, the workspace holds over ${MAX_COMPARED_FILES} files.`, ...NO_CHANGES };
   const found: WorkspaceChange[] = [];

@@ -6,7 +6,7 @@ import type { WorkspaceAccess } from "../sandbox/rules.ts";
 import { UNCONFINED } from "../sandbox/detect.ts";
 import { RUN_CHECK } from "../protocol/tool-names.ts";
 import { SNAPSHOT_BOUND, type SnapshotBound } from "./command-snapshot.ts";
-import { askAnywayReason, chooseJournaling, runJournaled, undoLine } from "./journaled-command.ts";
+import { askAnywayReason, chooseJournaling, runJournaled, undoDetail } from "./journaled-command.ts";
 
 /**
  * run_check exists only when checks are configured; its `name` is an enum of them. A check is the
@@ -29,7 +29,7 @@ export function makeRunCheck(checks: Checks, sandbox: Sandbox = UNCONFINED, boun
       const subject = `Check ${args.name}`;
       const plan: ToolPlan = {
         target: args.name,
-        details: [`command:   ${JSON.stringify(check.argv)} (a configured check)`, undoLine(choice)],
+        details: [`command:   ${JSON.stringify(check.argv)} (a configured check)`, undoDetail(choice)],
         askAnyway: askAnywayReason(RUN_CHECK, choice),
         async execute() {
           const run = async (access: WorkspaceAccess) => {

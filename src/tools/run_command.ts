@@ -10,7 +10,7 @@ import { RUN_COMMAND } from "../protocol/tool-names.ts";
 import { PARSE_ONCE } from "../protocol/zod-start.ts";
 import type { WorkspaceAccess } from "../sandbox/rules.ts";
 import { SNAPSHOT_BOUND, type SnapshotBound } from "./command-snapshot.ts";
-import { NO_CHANGES, askAnywayReason, chooseJournaling, runJournaled, undoLine, type JournalingChoice } from "./journaled-command.ts";
+import { NO_CHANGES, askAnywayReason, chooseJournaling, runJournaled, undoDetail, type JournalingChoice } from "./journaled-command.ts";
 
 /** A command's clock: the default when the model names none, and the most it may ask for. */
 export const COMMAND_TIMEOUT = z
@@ -82,7 +82,7 @@ export function makeRunCommand(sandbox: Sandbox = UNCONFINED, bound: SnapshotBou
           `starts in: ${start.relative === "." ? "the workspace root" : `${start.relative}/`} (it may still touch the whole workspace)`,
           `sandbox:   ${sandboxLine(sandbox)}`,
           `timeout:   ${timeout} s, then it and everything it started are killed`,
-          undoLine(choice),
+          undoDetail(choice),
         ],
         askAnyway: askAnywayReason(RUN_COMMAND, choice),
         execute: () => executeCommand({ check, line, workspace, start: start.real, signal, sandbox, journal, plan, bound, choice }),

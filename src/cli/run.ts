@@ -58,8 +58,9 @@ export function stopOnSignals(interrupt: AbortController): () => void {
   return () => {
     process.off("SIGINT", onSignal);
     // The run has ended and glassbox is about to exit with its status: a hang-up now must not cut that short (exit 129).
-    for (const name of HANG_UPS) process.off(name, onSignal);
+    // Ignored before the stop listener goes, so no instant is left with no listener and the signal's default (death).
     ignoreHangUps();
+    for (const name of HANG_UPS) process.off(name, onSignal);
   };
 }
 

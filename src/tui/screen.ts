@@ -77,8 +77,9 @@ export function createScreen(options: Widgets.IScreenOptions = {}): Widgets.Scre
   const onException = die("uncaught exception");
   const onRejection = die("unhandled rejection");
   const onSignal = (signal: NodeJS.Signals) => {
-    restore();
+    // Before restore() takes this listener away: no instant without one, when a hang-up's default would end glassbox.
     ignoreHangUps();
+    restore();
     // The terminal may be gone (a hang-up): a write to it that fails now must not end glassbox
     // before the cleanups have stopped the check or command and removed its temp folder.
     process.on("uncaughtException", whileCleaningUp);

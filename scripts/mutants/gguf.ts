@@ -139,8 +139,8 @@ export const MUTANTS: Mutant[] = [
   {
     name: "picking the GGUF model that runs loads it again",
     file: "src/tui/model-choice.ts",
-    find: "      if (!keep) session.chooseModel(candidate.spec, candidate.modelName);",
-    replace: "      session.chooseModel(candidate.spec, candidate.modelName);",
+    find: "      if (!keep) await useModel(session, this.host.args, candidate.spec, candidate.modelName);",
+    replace: "      await useModel(session, this.host.args, candidate.spec, candidate.modelName);",
     tests: ["test/e2e/gguf.test.ts"],
   },
   {

@@ -72,6 +72,42 @@ export const MUTANTS: Mutant[] = [
     replace: "",
     tests: ["test/session/profile.test.ts"],
   },
+  // A model chosen after the start (the TUI's picker, headless discovery) brings its own profile.
+  {
+    name: "the picker's model runs with the first model's profile",
+    file: "src/tui/model-choice.ts",
+    find: "      if (!keep) await useModel(session, this.host.args, candidate.spec, candidate.modelName);",
+    replace: "      if (!keep) session.chooseModel(candidate.spec, candidate.modelName, null);",
+    tests: ["test/e2e/model-picker.test.ts"],
+  },
+  {
+    name: "the model discovery finds runs without its profile",
+    file: "src/cli/run.ts",
+    find: "    await useModel(session, args, found.spec, found.modelName);",
+    replace: "    session.chooseModel(found.spec, found.modelName, null);",
+    tests: ["test/cli/tune.test.ts"],
+  },
+  {
+    name: "another model's profile changes nothing",
+    file: "src/session/session.ts",
+    find: "      const next = found?.path === session.profile?.path ? null : configure(file, args, tweaks, found);",
+    replace: "      const next = null as Configured | null;",
+    tests: ["test/session/profile.test.ts"],
+  },
+  {
+    name: "another model's profile leaves the tools as they were",
+    file: "src/core/checkpoint.ts",
+    find: "    Object.assign(this.options, { tools, maxResultChars });",
+    replace: "    void tools;",
+    tests: ["test/session/profile.test.ts"],
+  },
+  {
+    name: "a profile that breaks the config is blamed on glassbox.json",
+    file: "src/session/config.ts",
+    find: "profileAtFault ? profile!.name : `config file ${path}`",
+    replace: "`config file ${path}`",
+    tests: ["test/session/profile.test.ts"],
+  },
   {
     name: "tune against a server that does not answer exits 0",
     file: "src/cli/tune.ts",

@@ -4,7 +4,7 @@ import { HANG_UPS, ignoreHangUps } from "../platform/hang-ups.ts";
 import { INSECURE_TLS_WARNING } from "../model/access.ts";
 import type { CliArgs } from "./args.ts";
 import type { Session } from "../session/session.ts";
-import { connectServers, openSession, prepareModel } from "../session/session.ts";
+import { connectServers, openSession, prepareModel, useModel } from "../session/session.ts";
 import { startRun } from "../session/start-run.ts";
 import { profileFor } from "../session/profile.ts";
 import { formatEvent } from "./printer.ts";
@@ -26,10 +26,10 @@ export async function runHeadless(args: CliArgs, out: (line: string) => void = (
   // On stderr, so stdout stays the event stream.
   if (session.insecureTls) console.error(`glassbox: ${INSECURE_TLS_WARNING}`);
   if (saved.restored) for (const note of restoreNotes(saved.restored)) console.error(`glassbox: ${note}`);
-  // No --model and none in the config: whatever answers, when exactly one model does.
+  // No --model and none in the config: whatever answers, when exactly one model does, with its profile.
   if (session.spec === null) {
     const found = onlyCandidate(await findModels(args.baseUrl));
-    session.chooseModel(found.spec, found.modelName);
+    await useModel(session, args, found.spec, found.modelName);
   }
   const interrupt = new AbortController();
   const stopListening = stopOnSignals(interrupt);

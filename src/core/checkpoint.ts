@@ -105,6 +105,11 @@ export class Checkpoint {
     return new Checkpoint({ ...this.options, tools, moreTools: undefined, approver: undefined, todo: [], readOnly: true });
   }
 
+  /** The tools and result cap of another model's profile (the session's model was switched). */
+  useTools({ tools, maxResultChars }: Pick<CheckpointOptions, "tools" | "maxResultChars">): void {
+    Object.assign(this.options, { tools, maxResultChars });
+  }
+
   /** A rule the person added for the rest of the session (the TUI's /allow). */
   allowForSession(rule: Rule): void {
     this.options.policy.allowForSession(rule);

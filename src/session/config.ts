@@ -88,13 +88,35 @@ export type Config = z.infer<typeof ConfigSchema>;
  * defaults. `under`: a model profile's settings (key path → value), laid under the file's keys;
  * `applied` says which took effect.
  */
-export function loadConfig(explicit: string | undefined, workspaceRoot: string, under: Record<string, unknown> = {}): { config: Config; source: string | null; applied: Record<string, unknown> } {
+export function loadConfig(explicit: string | undefined, workspaceRoot: string): { config: Config; source: string | null } {
+  return readConfig(explicit, workspaceRoot).under();
+}
+
+/** A config file read once, which gives its config under any model profile's settings: a session's model, and so its profile, may change. */
+export interface ConfigFile {
+  /** The file's path; null when there is none. */
+  source: string | null;
+  /**
+   * The config with a profile's settings laid under the file's keys, and the settings that took
+   * effect; a UsageError when it does not parse, naming the file, or the profile when only its settings break it.
+   */
+  under(profile?: { settings: Record<string, unknown>; name: string }): { config: Config; source: string | null; applied: Record<string, unknown> };
+}
+
+export function readConfig(explicit: string | undefined, workspaceRoot: string): ConfigFile {
   const path = explicit ?? join(workspaceRoot, "glassbox.json");
   const file = !explicit && !existsSync(path) ? null : readConfigFile(path);
-  const { raw, applied } = underConfig(file ?? {}, under);
-  if (file === null && Object.keys(applied).length === 0) return { config: ConfigSchema.parse({}, PARSE_ONCE), source: null, applied };
-  const what = file === null ? "the model profile's settings" : `config file ${path}`;
-  return { config: parseWith(ConfigSchema, raw, what), source: file === null ? null : path, applied };
+  const source = file === null ? null : path;
+  return {
+    source,
+    under(profile) {
+      const { raw, applied } = underConfig(file ?? {}, profile?.settings ?? {});
+      if (file === null && Object.keys(applied).length === 0) return { config: ConfigSchema.parse({}, PARSE_ONCE), source, applied };
+      // The file alone parses, with the profile's settings it does not: the profile is named, not the file.
+      const profileAtFault = file === null || (Object.keys(applied).length > 0 && !ConfigSchema.safeParse(raw).success && ConfigSchema.safeParse(file).success);
+      return { config: parseWith(ConfigSchema, raw, profileAtFault ? profile!.name : `config file ${path}`), source, applied };
+    },
+  };
 }
 
 function readConfigFile(path: string): Record<string, unknown> {

@@ -34,6 +34,12 @@ export const ProfileSchema = z
 
 export type Profile = z.infer<typeof ProfileSchema>;
 
+/** A model's profile as read from its file. */
+export interface FoundProfile {
+  path: string;
+  profile: Profile;
+}
+
 /** A profile as a run applies it: where it is and the settings that took effect (those glassbox.json or the command line set are left out). */
 export interface AppliedProfile {
   path: string;
@@ -67,7 +73,7 @@ export function saveProfile(profile: Profile, env: Record<string, string | undef
 }
 
 /** The profile of a model, or null when it has none; a file that is not a profile is a usage error naming it. */
-export function readProfile(identity: ModelIdentity, env: Record<string, string | undefined> = process.env): { path: string; profile: Profile } | null {
+export function readProfile(identity: ModelIdentity, env: Record<string, string | undefined> = process.env): FoundProfile | null {
   const path = profilePath(identity, env);
   if (!existsSync(path)) return null;
   let raw: unknown;
@@ -94,7 +100,7 @@ export interface ProfileArgs extends AccessArgs {
  * identified by asking its server. Null with --no-profile, with no model named (discovery picks
  * one later), when the model has no profile, or when its server does not answer (the run says so).
  */
-export async function profileFor(args: ProfileArgs, env: Record<string, string | undefined> = process.env): Promise<{ path: string; profile: Profile } | null> {
+export async function profileFor(args: ProfileArgs, env: Record<string, string | undefined> = process.env): Promise<FoundProfile | null> {
   if (args.noProfile) return null;
   const { config } = loadConfig(args.config, resolve(args.workspace ?? "."));
   const specText = args.model ?? config.model;

@@ -21,8 +21,8 @@ import { collectLayers, LayerError, type PromptLayer } from "../prompt/layers.ts
 import { compareToLock, formatFinding, readLock } from "../prompt/lock.ts";
 import { WireLog, wireLogPath } from "../trace/wire-log.ts";
 import { readProgress, resumeNote } from "../trace/progress.ts";
-import { loadConfig, type Config } from "./config.ts";
-import type { AppliedProfile, Profile } from "./profile.ts";
+import { readConfig, type Config, type ConfigFile } from "./config.ts";
+import { profileFor, type AppliedProfile, type FoundProfile, type ProfileArgs } from "./profile.ts";
 import { createModel, parseModelSpec } from "../model/model-spec.ts";
 import { UsageError } from "../protocol/usage-error.ts";
 import { DEMO_MODEL, demoModel } from "../model/demo-model.ts";
@@ -42,8 +42,11 @@ export interface Session {
   model: ModelClient;
   /** The spec the model came from (--model, the config, or a pick); null until one is named. */
   spec: string | null;
-  /** Switches the session to another model (the TUI's picker, discovery); the next run uses it. */
-  chooseModel(spec: string, modelName?: string): void;
+  /**
+   * Switches the session to another model (the TUI's picker, discovery); the next run uses it,
+   * with that model's profile (useModel finds it): the config, limits and tools it sets.
+   */
+  chooseModel(spec: string, modelName: string | undefined, profile: FoundProfile | null): void;
   /** The llama-server glassbox runs for a gguf: model (null for every other model); started by startOwnServer. */
   readonly ownServer: GgufModel | null;
   /** An openai: model, whose server is asked which model to use before the first run (prepareModel). */
@@ -100,35 +103,27 @@ export interface SessionTweaks {
   /** An eval task's own limits: under the config's and the command line's. */
   limits?: LimitOverrides;
   /** The model's profile (profileFor finds it): its settings go under glassbox.json and the command line. */
-  profile?: { path: string; profile: Profile } | null;
+  profile?: FoundProfile | null;
 }
 
 export function openSession(args: SessionArgs, approver?: Approver, clock: Clock = systemClock, tweaks: SessionTweaks = {}): Session {
-  const { workspace, config, source, profile } = openWorkspace(args, tweaks);
-  if (tweaks.seed !== undefined) config.model_options.seed = tweaks.seed;
-  const limits = resolveLimits(tweaks.limits ?? {}, config.limits, args.limits);
-  const servers = collectServers(config.mcp_servers, source, workspace.root);
+  const { workspace, file, configured } = openWorkspace(args, tweaks);
+  const { config, limits, profile } = configured;
+  const servers = collectServers(config.mcp_servers, file.source, workspace.root);
   // No spec: the caller finds one (discovery) before the first run.
   const spec = args.model ?? config.model ?? null;
-  const models = new SessionModels(args, config, workspace.root, new WireLog(wireLogPath(workspace.root)));
-  const model = spec === null ? NO_MODEL : models.modelFor(spec);
+  const models = new SessionModels(args, workspace.root, new WireLog(wireLogPath(workspace.root)));
+  const model = spec === null ? NO_MODEL : models.modelFor(spec, config);
   const choice = sessionSandbox(config);
   // Without a sandbox nothing can hold the workspace read-only: read-only rules (the built-in git ones) ask instead.
   const policy = sessionPolicy(config, args, servers.map((server) => server.name), choice.sandbox.kind !== "none");
-  const { components } = config;
-  const tools = args.offerTools ? defaultTools(config.checks, config.edit_checks, choice.sandbox, components, mapTokens(config.repo_map, windowOf(config.model_options))) : [];
+  const toolsFor = (configured: Configured) => ({
+    tools: args.offerTools ? defaultTools(configured.config.checks, configured.config.edit_checks, choice.sandbox, configured.config.components, mapTokens(configured.config.repo_map, windowOf(configured.config.model_options))) : [],
+    maxResultChars: configured.config.components.observation_caps ? configured.limits.max_result_chars : Number.POSITIVE_INFINITY,
+  });
   const pending: AgentEvent[] = [];
   const mcp = new McpHub(args.offerTools ? servers : [], workspace.root, safeLock(workspace.root), (event) => pending.push(event));
-  const checkpoint = new Checkpoint({
-    moreTools: () => mcp.tools(),
-    tools,
-    workspace,
-    clock,
-    policy,
-    approver,
-    maxResultChars: components.observation_caps ? limits.max_result_chars : Number.POSITIVE_INFINITY,
-    execute: args.execute,
-  });
+  const checkpoint = new Checkpoint({ moreTools: () => mcp.tools(), ...toolsFor(configured), workspace, clock, policy, approver, execute: args.execute });
   const layers = workspaceLayers(workspace.root);
   const drift = promptDrift(workspace.root, layers);
   // With MCP servers the layers are whole only once they run: connectServers checks then.
@@ -139,9 +134,14 @@ export function openSession(args: SessionArgs, approver?: Approver, clock: Clock
     limits,
     model,
     spec,
-    chooseModel: (chosen, modelName) => {
-      session.model = models.modelFor(chosen, modelName);
+    chooseModel: (chosen, modelName, found) => {
+      // Worked out before anything changes: a profile or model that cannot be used leaves the session as it was.
+      const next = found?.path === session.profile?.path ? null : configure(file, args, tweaks, found);
+      session.model = models.modelFor(chosen, next?.config ?? session.config, modelName);
       session.spec = chosen;
+      if (!next) return;
+      Object.assign(session, next);
+      checkpoint.useTools(toolsFor(next));
     },
     get ownServer() {
       return models.ownServer;
@@ -164,8 +164,13 @@ export function openSession(args: SessionArgs, approver?: Approver, clock: Clock
   return session;
 }
 
-/** The workspace folder, confined unless a replay's experiment says otherwise, its config, and the profile's settings that took effect. */
-function openWorkspace(args: SessionArgs, tweaks: SessionTweaks): { workspace: Workspace; config: Config; source: string | null; profile: AppliedProfile | null } {
+/** Switches the session to another model with that model's own profile, found as at start (none with --no-profile). */
+export async function useModel(session: Session, args: ProfileArgs, spec: string, modelName?: string): Promise<void> {
+  session.chooseModel(spec, modelName, await profileFor({ ...args, model: spec, modelName }));
+}
+
+/** The workspace folder, confined unless a replay's experiment says otherwise, its config file (read once) and what it configures under the profile. */
+function openWorkspace(args: SessionArgs, tweaks: SessionTweaks): { workspace: Workspace; file: ConfigFile; configured: Configured } {
   const folder = resolve(args.workspace ?? ".");
   let isFolder = false;
   try {
@@ -174,13 +179,29 @@ function openWorkspace(args: SessionArgs, tweaks: SessionTweaks): { workspace: W
     // Reported below.
   }
   if (!isFolder) throw new UsageError(`workspace ${folder} is not a folder; pass --workspace DIR`);
-  const { config, source, applied } = loadConfig(args.config, new Workspace(folder).root, tweaks.profile?.profile.settings);
-  const unconfined = config.experiment?.disable_confinement ?? false;
+  const file = readConfig(args.config, new Workspace(folder).root);
+  const configured = configure(file, args, tweaks, tweaks.profile ?? null);
+  const unconfined = configured.config.experiment?.disable_confinement ?? false;
   if (unconfined && !tweaks.allowExperiments) {
     throw new UsageError("experiment.disable_confinement is only for counterfactual replays (glassbox eval --replay); remove it from the config");
   }
-  const profile = tweaks.profile ? { path: tweaks.profile.path, settings: notOnCommandLine(applied, args) } : null;
-  return { workspace: new Workspace(folder, !unconfined), config, source, profile };
+  return { workspace: new Workspace(folder, !unconfined), file, configured };
+}
+
+/** What a session takes from its config under its model's profile; worked out again when a model with another profile is chosen. */
+interface Configured {
+  config: Config;
+  limits: Limits;
+  /** The profile's settings that took effect; null: none. */
+  profile: AppliedProfile | null;
+}
+
+function configure(file: ConfigFile, args: SessionArgs, tweaks: SessionTweaks, found: FoundProfile | null): Configured {
+  const under = found ? { settings: found.profile.settings, name: `the model profile ${found.path} (delete it, or run glassbox tune again; --no-profile runs without it)` } : undefined;
+  const { config, applied } = file.under(under);
+  if (tweaks.seed !== undefined) config.model_options.seed = tweaks.seed;
+  const limits = resolveLimits(tweaks.limits ?? {}, config.limits, args.limits);
+  return { config, limits, profile: found ? { path: found.path, settings: notOnCommandLine(applied, args) } : null };
 }
 
 /** A profile's settings the command line does not override (--text-tool-calls, --limit): the command line wins. */
@@ -222,13 +243,13 @@ class SessionModels {
 
   constructor(
     private readonly args: SessionArgs,
-    private readonly config: Config,
     private readonly workspaceRoot: string,
     private readonly wire: WireLog,
   ) {}
 
-  modelFor(spec: string, modelName = this.args.modelName): ModelClient {
-    const { args, config } = this;
+  /** `config`: the session's, under the profile of the model `spec` names. */
+  modelFor(spec: string, config: Config, modelName = this.args.modelName): ModelClient {
+    const { args } = this;
     // The demo's model is built in; in the TUI it streams at a model's pace.
     const model = spec === DEMO_MODEL ? demoModel(args.command === "tui" ? DEMO_PACE_MS : 0) : modelOf(spec, { ...args, modelName }, config, this.workspaceRoot, this.wire);
     // The server of the model this replaces is stopped: one llama-server per session.

@@ -127,7 +127,7 @@ class TuiApp {
     screen.render = () => this.scheduler.request();
     // Over the transcript only: the budgets and the verdicts stay in view while the person decides.
     this.modal = new ApprovalModal(screen, () => this.onModalChange(), () => this.layout().transcript);
-    this.choice = this.modelChoice(args.baseUrl);
+    this.choice = this.modelChoice(args);
     this.overlay = new Overlay(screen, () => this.scheduler.request());
     const { composer, overlay, modal, choice, scheduler, runs } = this;
     this.keys = new KeyRouter({ screen, composer, transcript: panes.transcript, verdicts: panes.verdicts, overlay, modal, choice, scheduler, runs, undo: () => this.undoLastRun(), showPrompt: () => this.showPrompt(), exit: () => this.exit() });
@@ -171,10 +171,10 @@ class TuiApp {
   }
 
   /** Finding and picking a model, its notes said in the transcript and the status line. */
-  private modelChoice(baseUrl: string | undefined): ModelChoice {
+  private modelChoice(args: TuiArgs): ModelChoice {
     return new ModelChoice(this.screen, {
       session: this.session,
-      baseUrl,
+      args,
       note: (text) => {
         this.say(text);
         this.scheduler.request();

@@ -1,6 +1,7 @@
 import type { Candidate, Discovery } from "../model/discovery.ts";
 import { describeCandidate, findModelsAndFiles } from "../model/find-model.ts";
-import type { Session } from "../session/session.ts";
+import { useModel, type Session } from "../session/session.ts";
+import type { ProfileArgs } from "../session/profile.ts";
 import { UsageError } from "../protocol/usage-error.ts";
 import { rememberModel, rememberedCandidate } from "../session/workspace-state.ts";
 import type { Widgets } from "./blessed.ts";
@@ -15,7 +16,8 @@ export interface InputLine {
 /** What the TUI lends the model choice: the session, a transcript line, the status warning, a redraw. */
 export interface ChoiceHost {
   session: Session;
-  baseUrl?: string;
+  /** The command line's model options: where to look for models (baseUrl), how to find a model's profile. */
+  args: ProfileArgs;
   note(text: string): void;
   warn(text: string): void;
   redraw(): void;
@@ -35,13 +37,13 @@ export class ModelChoice {
   private pickerFromM = false;
 
   constructor(screen: Widgets.Screen, private readonly host: ChoiceHost) {
-    this.picker = new ModelPicker(screen, () => host.redraw(), () => findModelsAndFiles(host.baseUrl));
+    this.picker = new ModelPicker(screen, () => host.redraw(), () => findModelsAndFiles(host.args.baseUrl));
   }
 
   /** At start: asks the servers, then uses the remembered or only model, or opens the picker (which also explains when nothing answers). */
   async find(): Promise<void> {
     this.host.warn("looking for a model: asking llama.cpp and Ollama on this machine…");
-    const found = await findModelsAndFiles(this.host.baseUrl);
+    const found = await findModelsAndFiles(this.host.args.baseUrl);
     this.host.warn("");
     // Meanwhile the person may have opened the picker themselves.
     if (this.picker.open || this.host.session.spec !== null) return;
@@ -56,7 +58,7 @@ export class ModelChoice {
   async pick(fromM: boolean, found?: Discovery): Promise<void> {
     this.pickerFromM = fromM;
     const candidate = await this.picker.show(this.host.session.spec, found);
-    if (candidate) this.use(candidate, "chosen and remembered for this workspace", true);
+    if (candidate) await this.use(candidate, "chosen and remembered for this workspace", true);
     else if (this.host.session.spec === null) this.host.warn("no model chosen: m on an empty input line opens the picker");
   }
 
@@ -79,12 +81,12 @@ export class ModelChoice {
     return false;
   }
 
-  private use(candidate: Candidate, why: string, remember = false): void {
+  private async use(candidate: Candidate, why: string, remember = false): Promise<void> {
     const { session } = this.host;
     // The same GGUF file while its server runs: kept, not loaded again. (One that died starts again.)
     const keep = candidate.spec === session.spec && session.ownServer?.running;
     try {
-      if (!keep) session.chooseModel(candidate.spec, candidate.modelName);
+      if (!keep) await useModel(session, this.host.args, candidate.spec, candidate.modelName);
     } catch (error) {
       if (!(error instanceof UsageError)) throw error;
       // Where it wraps, whole: no llama-server installed, or a file that changed since it was listed.

@@ -144,15 +144,17 @@ describe("replies that run long before the call: the full battery changes the re
   test("a later run with that model applies it (run_start); glassbox.json and --no-profile win", async () => {
     const spec = `llamacpp:${tuned.url}`;
     const path = /^profile: (\S+)/.exec(tuned.lines.find((line) => line.startsWith("profile: "))!)![1]!;
-    const runStart = async (extra: string[], config?: Record<string, unknown>) => {
+    const runStart = async (extra: string[], config?: Record<string, unknown>, modelFlags = ["--model", spec]) => {
       const ws = tempFolder("tune-run");
       if (config) writeFileSync(join(ws, "glassbox.json"), JSON.stringify(config));
-      const result = await glassbox(["run", "--json", "--model", spec, "--workspace", ws, ...extra, "say hello"], { env: tuned.env });
+      const result = await glassbox(["run", "--json", ...modelFlags, "--workspace", ws, ...extra, "say hello"], { env: tuned.env });
       return result.events.find((event) => event.kind === "run_start")!;
     };
     expect((await runStart([])).profile).toEqual({ path, settings: { "model_options.max_tokens": 4096 } });
     expect((await runStart([], { model_options: { max_tokens: 2000 } })).profile).toEqual({ path, settings: {} });
     expect((await runStart(["--no-profile"])).profile).toBeNull();
+    // No --model: the one model that answers there (discovery) is run with its profile too.
+    expect((await runStart([], undefined, ["--base-url", tuned.url])).profile).toEqual({ path, settings: { "model_options.max_tokens": 4096 } });
     // Another model (another name on the server) has no profile.
     const other = scriptedServer(TASKS, GOOD, 0, { modelId: "models/other.gguf", window: 32768 });
     const ws = tempFolder("tune-run-other");

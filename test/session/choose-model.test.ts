@@ -20,7 +20,7 @@ test("a session opened with no model has none until one is chosen; a run before 
   expect(stop).toMatchObject({ kind: "stop", status: "model_error", reason: expect.stringContaining("no model is chosen: pass --model SPEC") });
 
   const spec = scriptFile([{ content: "hi from the chosen model" }]);
-  session.chooseModel(spec);
+  session.chooseModel(spec, undefined, null);
   expect(session.spec).toBe(spec);
   const after = (await events(startRun(session, "hello"))).at(-1)!;
   expect(after).toMatchObject({ kind: "stop", status: "completed", answer: "hi from the chosen model" });

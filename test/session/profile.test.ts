@@ -98,7 +98,7 @@ describe("precedence: glassbox.json and the command line win over the profile", 
   test("a profile whose settings the config cannot take is a usage error naming the profile", () => {
     const ws = tempFolder("profile-ws");
     const found = { path: "/p.json", profile: profileOf("x", { "model_options.max_tokens": "lots" }) };
-    expect(() => openSession(parseCli(["run", "--model", scriptFile([]), "--workspace", ws, "t"]), undefined, undefined, { profile: found })).toThrow(/the model profile's settings/);
+    expect(() => openSession(parseCli(["run", "--model", scriptFile([]), "--workspace", ws, "t"]), undefined, undefined, { profile: found })).toThrow(/^the model profile \/p\.json \(delete it, or run glassbox tune again; --no-profile runs without it\): "model_options\.max_tokens"/);
   });
 });
 
@@ -116,5 +116,45 @@ describe("profileFor: the model the command line names, identified, its profile 
     expect(await profileFor({ model: "llamacpp:http://127.0.0.1:9", workspace: ws }, env)).toBeNull();
     writeFileSync(join(ws, "glassbox.json"), JSON.stringify({ model: spec }));
     expect((await profileFor({ workspace: ws }, env))?.path).toBe(path);
+  });
+});
+
+describe("another model chosen in the session (the TUI's picker, discovery) brings its own profile", () => {
+  const names = (session: ReturnType<typeof openSession>) => session.checkpoint.declarations().map((tool) => tool.name);
+
+  test("its settings replace the first model's: config, limits, tools and run_start; none drops them", async () => {
+    const ws = makeWorkspace();
+    const first = { path: "/a.json", profile: profileOf("a", { "limits.max_steps": 3 }) };
+    const session = openSession(parseCli(["run", "--model", scriptFile([]), "--workspace", ws.root, "t"]), undefined, undefined, { profile: first });
+    expect(session.limits.max_steps).toBe(3);
+    expect(names(session)).toContain("explore");
+
+    const second = { path: "/b.json", profile: profileOf("b", { "components.explore": false, "model_options.max_tokens": 4096 }) };
+    const spec = scriptFile([{ content: "hello" }]);
+    session.chooseModel(spec, undefined, second);
+    expect(session.spec).toBe(spec);
+    expect(session.limits.max_steps).not.toBe(3);
+    expect(session.config.model_options.max_tokens).toBe(4096);
+    expect(names(session)).not.toContain("explore");
+    expect(session.profile).toEqual({ path: "/b.json", settings: { "components.explore": false, "model_options.max_tokens": 4096 } });
+    for await (const event of startRun(session, "say hello").events) if (event.kind === "run_start") expect(event.profile).toEqual(session.profile);
+
+    session.chooseModel(scriptFile([]), undefined, null);
+    expect(session.profile).toBeNull();
+    expect(session.config.model_options.max_tokens).not.toBe(4096);
+    expect(names(session)).toContain("explore");
+  });
+
+  test("a profile the config cannot take is a usage error, and the session keeps its model and settings", () => {
+    const ws = makeWorkspace();
+    const spec = scriptFile([]);
+    const session = openSession(parseCli(["run", "--model", spec, "--workspace", ws.root, "t"]), undefined, undefined, { profile: { path: "/a.json", profile: profileOf("a", { "limits.max_steps": 3 }) } });
+    const model = session.model;
+    const broken = { path: "/b.json", profile: profileOf("b", { "model_options.max_tokens": "lots" }) };
+    expect(() => session.chooseModel(scriptFile([]), undefined, broken)).toThrow(/^the model profile \/b\.json \(delete it, or run glassbox tune again; --no-profile runs without it\): "model_options\.max_tokens"/);
+    expect(session.spec).toBe(spec);
+    expect(session.model).toBe(model);
+    expect(session.limits.max_steps).toBe(3);
+    expect(session.profile?.path).toBe("/a.json");
   });
 });

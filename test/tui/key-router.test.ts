@@ -45,7 +45,7 @@ function routed() {
     warn: (text) => void asked.warnings.push(text),
     redraw: () => {},
   });
-  const choice = new ModelChoice(screen, { session, note: () => {}, warn: () => {}, redraw: () => {}, running: () => runs.active, modelChosen: () => {} });
+  const choice = new ModelChoice(screen, { session, args: {}, note: () => {}, warn: () => {}, redraw: () => {}, running: () => runs.active, modelChosen: () => {} });
   const keys = new KeyRouter({
     screen,
     composer,

@@ -167,7 +167,9 @@ describe.skipIf(E2E_SKIPPED)("the model picker in a real terminal", () => {
     const chats = ollama.requests.filter((request) => request.path === "/api/chat").map((request) => [request.body.model, request.body.options?.temperature]);
     expect(chats).toEqual([["qwen3:4b", 0], ["qwen2.5:1.5b", undefined]]);
     const runStarts = fs.readdirSync(path.join(workspace, ".glassbox", "runs")).sort().map((name) => JSON.parse(fs.readFileSync(path.join(workspace, ".glassbox", "runs", name), "utf8").split("\n")[0]!));
-    expect(runStarts.map((event) => event.profile)).toEqual([{ path: saved, settings: { "model_options.temperature": 0 } }, null]);
+    // Two runs in one second: their ids (the file names) need not sort in the order they ran.
+    const profiles = Object.fromEntries(runStarts.map((event) => [event.model, event.profile]));
+    expect(profiles).toEqual({ "ollama:qwen3:4b": { path: saved, settings: { "model_options.temperature": 0 } }, "ollama:qwen2.5:1.5b": null });
     pane.keys("C-c");
     await expectCleanExit(pane, 0);
     pane.close();

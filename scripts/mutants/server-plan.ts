@@ -33,8 +33,8 @@ export const MUTANTS: Mutant[] = [
   {
     name: "plan: --swa-full added whatever it costs",
     file: "src/model/server-plan.ts",
-    find: "if (full <= budget) return",
-    replace: "if (true) return",
+    find: "(swaFull === \"auto\" && full <= budget)",
+    replace: "(swaFull === \"auto\")",
     tests: ["test/model/server-plan.test.ts"],
   },
   {
@@ -56,6 +56,34 @@ export const MUTANTS: Mutant[] = [
     file: "src/model/llama-server-process.ts",
     find: "...(launch.archArgs ?? []), ",
     replace: "",
+    tests: ["test/model/llama-server-launch.test.ts"],
+  },
+  {
+    name: "llama_server.swa_full true still leaves a cache that does not fit without --swa-full",
+    file: "src/model/server-plan.ts",
+    find: "  if (swaFull === true || (swaFull === \"auto\" && full <= budget)) {",
+    replace: "  if (swaFull === \"auto\" && full <= budget) {",
+    tests: ["test/model/server-plan.test.ts"],
+  },
+  {
+    name: "llama_server.swa_full false still adds --swa-full where it fits",
+    file: "src/model/server-plan.ts",
+    find: "  if (swaFull === true || (swaFull === \"auto\" && full <= budget)) {",
+    replace: "  if (swaFull === true || full <= budget) {",
+    tests: ["test/model/server-plan.test.ts"],
+  },
+  {
+    name: "llama_server.swa_full false with --swa-full in the args is accepted",
+    file: "src/session/config.ts",
+    find: "  .refine((server) => !(server.swa_full === false && server.args.includes(\"--swa-full\")), {",
+    replace: "  .refine((server) => !(false && server.args.includes(\"--swa-full\")), {",
+    tests: ["test/session/config.test.ts"],
+  },
+  {
+    name: "the launch leaves llama_server.swa_full out of the plan",
+    file: "src/model/llama-server-launch.ts",
+    find: ", swaFull: config.llama_server.swa_full });",
+    replace: " });",
     tests: ["test/model/llama-server-launch.test.ts"],
   },
   {

@@ -29,7 +29,7 @@ export function ggufLaunch(path: string, config: ModelConfig, workspaceRoot: str
     if (error instanceof GgufError) throw new UsageError(`${path} ${error.message}; download the model again`);
     throw new UsageError(`cannot read ${path}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
   }
-  const plan = planServer(info, { numCtx: config.model_options.num_ctx, slots, freeBytes, userArgs: config.llama_server.args });
+  const plan = planServer(info, { numCtx: config.model_options.num_ctx, slots, freeBytes, userArgs: config.llama_server.args, swaFull: config.llama_server.swa_full });
   return {
     binary: [serverBinary(config, env)],
     model: path,

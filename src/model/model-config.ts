@@ -10,7 +10,7 @@ export interface ModelConfig {
   /** openai: the model's name on the server. */
   model_name?: string;
   /** The llama-server glassbox starts for a `gguf:` model. */
-  llama_server: { binary?: string; args: string[] };
+  llama_server: { binary?: string; args: string[]; swa_full?: boolean | "auto" };
   /** The environment variable that holds the server's key. */
   api_key_env?: string;
   /** Extra CA certificates, for a server behind a private CA. */

@@ -43,6 +43,8 @@ export interface PlanInputs {
   freeBytes: number;
   /** The person's llama_server.args: a --swa-full there is kept, never added twice. */
   userArgs: readonly string[];
+  /** llama_server.swa_full: "auto" (absent) adds --swa-full where its cache fits the budget; true always; false never. */
+  swaFull?: boolean | "auto";
 }
 
 /** KV cache bytes of one token in one layer (K and V). */
@@ -105,10 +107,15 @@ function cacheChoice(info: GgufInfo, window: number, inputs: PlanInputs, budget:
   const sliding = kvBytes(memory, window, inputs.slots, false);
   const cost = `${mib(full)} of KV cache instead of ${mib(sliding)}`;
   if (inputs.userArgs.includes("--swa-full")) return { flags: [], cachePlan: `${layers}: --swa-full from llama_server.args keeps the prompt cache past a compaction, at ${cost}`, cacheNote: null, batchedCompaction: false };
-  if (full <= budget) return { flags: ["--swa-full"], cachePlan: `${layers}: --swa-full keeps the prompt cache past a compaction, at ${cost}`, cacheNote: null, batchedCompaction: false };
+  const swaFull = inputs.swaFull ?? "auto";
+  if (swaFull === true || (swaFull === "auto" && full <= budget)) {
+    const why = swaFull === true ? " (llama_server.swa_full is true)" : "";
+    return { flags: ["--swa-full"], cachePlan: `${layers}: --swa-full keeps the prompt cache past a compaction, at ${cost}${why}`, cacheNote: null, batchedCompaction: false };
+  }
+  const why = swaFull === false ? "llama_server.swa_full is false" : "more than half the free memory";
   return {
     flags: [],
-    cachePlan: `${layers}: --swa-full would take ${cost}, more than half the free memory, so compaction is done in fewer, larger steps`,
+    cachePlan: `${layers}: --swa-full would take ${cost}, ${why}, so compaction is done in fewer, larger steps`,
     cacheNote: `a sliding-window model (${architecture}) started without --swa-full, whose cache cannot keep a changed history`,
     batchedCompaction: true,
   };

@@ -34,8 +34,14 @@ const LlamaServerConfigSchema = z
       .refine((args) => !args.some((arg) => OWN_SERVER_FLAGS.includes(arg.split("=")[0]!)), {
         message: "sets --host or --port, which glassbox sets itself (the server listens on 127.0.0.1 on a free port); remove them",
       }),
+    /** A sliding-window model's full-size cache: "auto" where it fits half the free memory, true always, false never. */
+    swa_full: z.union([z.boolean(), z.literal("auto")], { error: 'must be true, false or "auto"' }).default("auto"),
   })
-  .strict();
+  .strict()
+  .refine((server) => !(server.swa_full === false && server.args.includes("--swa-full")), {
+    message: "is false while llama_server.args has --swa-full; remove one of them",
+    path: ["swa_full"],
+  });
 
 export const ConfigSchema = z
   .object({
@@ -66,7 +72,7 @@ export const ConfigSchema = z
     /** How tools reach the model: "auto" (prompted when the server's chat template has no tools or refuses tool roles), "native", "prompted". */
     tool_protocol: z.enum(TOOL_PROTOCOL_SETTINGS).default("auto"),
     /** The llama-server glassbox starts for a `gguf:` model: which binary, and arguments of the person's own. */
-    llama_server: LlamaServerConfigSchema.default({ args: [] }),
+    llama_server: LlamaServerConfigSchema.default({ args: [], swa_full: "auto" }),
     /** openai: the model's name on the server (absent: the one it lists, when it lists one). */
     model_name: z.string().min(1).optional(),
     /** The environment variable that holds the server's key (never the key itself). */

@@ -32,3 +32,10 @@ test("Gemma 3's sliding-window layers: --swa-full after glassbox's flags and bef
   expect(command.slice(command.indexOf("-c"))).toEqual(["-c", "32768", "--swa-full", "--threads", "2"]);
   expect(launch.plan!.cachePlan).toBe("sliding-window layers (5 of 6, window 128): --swa-full keeps the prompt cache past a compaction, at 48.0 MiB of KV cache instead of 8.8 MiB");
 }, 60_000);
+
+test("llama_server.swa_full: false starts Gemma 3 without --swa-full, where it would fit, and the cache line says why", async () => {
+  const launch = ggufLaunch(await testModel("gemma3"), ConfigSchema.parse({ llama_server: { swa_full: false } }), tempFolder("launch"), 1, { GLASSBOX_LLAMA_SERVER: process.execPath }, 8 * 1024 ** 3);
+  expect(serverCommand(launch, 1234)).not.toContain("--swa-full");
+  expect(launch.plan!.cachePlan).toContain("llama_server.swa_full is false");
+  expect(launch.plan!.batchedCompaction).toBe(true);
+}, 60_000);

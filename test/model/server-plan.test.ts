@@ -56,6 +56,18 @@ test("where --swa-full does not fit: compaction in fewer, larger steps, and a mi
   expect(plan.cacheNote).toBe("a sliding-window model (gemma3) started without --swa-full, whose cache cannot keep a changed history");
 });
 
+test("llama_server.swa_full: false never adds it, where it would fit; true adds it where it does not; each plan says so", () => {
+  const never = planServer(info(GEMMA3_4B, 32_768), inputs(16 * GiB, { swaFull: false }));
+  expect(never).toMatchObject({ flags: [], batchedCompaction: true, cacheNote: "a sliding-window model (gemma3) started without --swa-full, whose cache cannot keep a changed history" });
+  expect(never.cachePlan).toBe("sliding-window layers (29 of 34, window 1024): --swa-full would take 4352.0 MiB of KV cache instead of 814.0 MiB, llama_server.swa_full is false, so compaction is done in fewer, larger steps");
+  const always = planServer(info(GEMMA3_4B, 32_768), inputs(8 * GiB, { swaFull: true }));
+  expect(always).toMatchObject({ flags: ["--swa-full"], batchedCompaction: false, cacheNote: null });
+  expect(always.cachePlan).toEndWith("(llama_server.swa_full is true)");
+  expect(planServer(info(GEMMA3_4B, 32_768), inputs(16 * GiB, { swaFull: "auto" })).flags).toEqual(["--swa-full"]);
+  // A model with no sliding window is not touched by it.
+  expect(planServer(info(QWEN_7B), inputs(64 * GiB, { swaFull: true })).flags).toEqual([]);
+});
+
 test("a --swa-full of the person's own is kept and not added again; recurrent or hybrid layers: fewer, larger compactions", () => {
   const own = planServer(info(GEMMA3_4B, 32_768), inputs(64 * GiB, { userArgs: ["--swa-full"] }));
   expect(own.flags).toEqual([]);

@@ -40,11 +40,18 @@ describe("loadConfig", () => {
   test("llama_server: a binary and arguments of the person's own; --host and --port are glassbox's", () => {
     const dir = folder();
     configIn(dir, { llama_server: { binary: "/opt/llama/llama-server", args: ["-ngl", "99", "--flash-attn", "on"] } });
-    expect(loadConfig(undefined, dir).config.llama_server).toEqual({ binary: "/opt/llama/llama-server", args: ["-ngl", "99", "--flash-attn", "on"] });
+    expect(loadConfig(undefined, dir).config.llama_server).toEqual({ binary: "/opt/llama/llama-server", args: ["-ngl", "99", "--flash-attn", "on"], swa_full: "auto" });
     for (const args of [["--port", "8081"], ["--host=0.0.0.0"]]) {
       configIn(dir, { llama_server: { args } });
       expect(() => loadConfig(undefined, dir)).toThrow("sets --host or --port, which glassbox sets itself");
     }
+    configIn(dir, { llama_server: { swa_full: false } });
+    expect(loadConfig(undefined, dir).config.llama_server.swa_full).toBe(false);
+    // Two settings that say opposite things: which one is meant is the person's to say.
+    configIn(dir, { llama_server: { swa_full: false, args: ["--swa-full"] } });
+    expect(() => loadConfig(undefined, dir)).toThrow('"llama_server.swa_full" is false while llama_server.args has --swa-full; remove one of them');
+    configIn(dir, { llama_server: { swa_full: "sometimes" } });
+    expect(() => loadConfig(undefined, dir)).toThrow('"llama_server.swa_full" must be true, false or "auto"');
   });
 
   test("the contract's example config is valid", () => {

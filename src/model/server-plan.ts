@@ -109,8 +109,8 @@ function cacheChoice(info: GgufInfo, window: number, inputs: PlanInputs, budget:
   if (inputs.userArgs.includes("--swa-full")) return { flags: [], cachePlan: `${layers}: --swa-full from llama_server.args keeps the prompt cache past a compaction, at ${cost}`, cacheNote: null, batchedCompaction: false };
   const swaFull = inputs.swaFull ?? "auto";
   if (swaFull === true || (swaFull === "auto" && full <= budget)) {
-    const why = swaFull === true ? " (llama_server.swa_full is true)" : "";
-    return { flags: ["--swa-full"], cachePlan: `${layers}: --swa-full keeps the prompt cache past a compaction, at ${cost}${why}`, cacheNote: null, batchedCompaction: false };
+    const forced = swaFull === true ? " (llama_server.swa_full is true)" : "";
+    return { flags: ["--swa-full"], cachePlan: `${layers}: --swa-full keeps the prompt cache past a compaction, at ${cost}${forced}`, cacheNote: null, batchedCompaction: false };
   }
   const why = swaFull === false ? "llama_server.swa_full is false" : "more than half the free memory";
   return {

@@ -89,11 +89,7 @@ export const ConfigSchema = z
 
 export type Config = z.infer<typeof ConfigSchema>;
 
-/**
- * The config file: `--config FILE`, else `glassbox.json` in the workspace if present, else
- * defaults. `under`: a model profile's settings (key path → value), laid under the file's keys;
- * `applied` says which took effect.
- */
+/** The config file: `--config FILE`, else `glassbox.json` in the workspace if present, else defaults. */
 export function loadConfig(explicit: string | undefined, workspaceRoot: string): { config: Config; source: string | null } {
   return readConfig(explicit, workspaceRoot).under();
 }
@@ -118,8 +114,10 @@ export function readConfig(explicit: string | undefined, workspaceRoot: string):
     under(profile) {
       const { raw, applied } = underConfig(file ?? {}, profile?.settings ?? {});
       if (file === null && Object.keys(applied).length === 0) return { config: ConfigSchema.parse({}, PARSE_ONCE), source, applied };
+      const parsed = ConfigSchema.safeParse(raw, PARSE_ONCE);
+      if (parsed.success) return { config: parsed.data, source, applied };
       // The file alone parses, with the profile's settings it does not: the profile is named, not the file.
-      const profileAtFault = file === null || (Object.keys(applied).length > 0 && !ConfigSchema.safeParse(raw).success && ConfigSchema.safeParse(file).success);
+      const profileAtFault = file === null || (Object.keys(applied).length > 0 && ConfigSchema.safeParse(file).success);
       return { config: parseWith(ConfigSchema, raw, profileAtFault ? profile!.name : `config file ${path}`), source, applied };
     },
   };

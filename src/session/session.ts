@@ -117,9 +117,10 @@ export function openSession(args: SessionArgs, approver?: Approver, clock: Clock
   const choice = sessionSandbox(config);
   // Without a sandbox nothing can hold the workspace read-only: read-only rules (the built-in git ones) ask instead.
   const policy = sessionPolicy(config, args, servers.map((server) => server.name), choice.sandbox.kind !== "none");
-  const toolsFor = (configured: Configured) => ({
-    tools: args.offerTools ? defaultTools(configured.config.checks, configured.config.edit_checks, choice.sandbox, configured.config.components, mapTokens(configured.config.repo_map, windowOf(configured.config.model_options))) : [],
-    maxResultChars: configured.config.components.observation_caps ? configured.limits.max_result_chars : Number.POSITIVE_INFINITY,
+  // The tools and result cap a config sets: at the start, and again when another model's profile changes it.
+  const toolsFor = ({ config: { checks, edit_checks, components, repo_map, model_options }, limits: { max_result_chars } }: Configured) => ({
+    tools: args.offerTools ? defaultTools(checks, edit_checks, choice.sandbox, components, mapTokens(repo_map, windowOf(model_options))) : [],
+    maxResultChars: components.observation_caps ? max_result_chars : Number.POSITIVE_INFINITY,
   });
   const pending: AgentEvent[] = [];
   const mcp = new McpHub(args.offerTools ? servers : [], workspace.root, safeLock(workspace.root), (event) => pending.push(event));

@@ -104,7 +104,7 @@ export const MUTANTS: Mutant[] = [
   {
     name: "a profile that breaks the config is blamed on glassbox.json",
     file: "src/session/config.ts",
-    find: "profileAtFault ? profile!.name : `config file ${path}`",
+    find: "(profileAtFault() ? profile!.name : `config file ${path}`)",
     replace: "`config file ${path}`",
     tests: ["test/session/profile.test.ts"],
   },

@@ -13,10 +13,14 @@ const RETIRED_KEYS: Record<string, string> = {
   "context.min_cap": "an elided result is cut once, to context.elided_chars",
 };
 
-/** Parses with a zod schema, turning the first problem into a message naming the key. */
-export function parseWith<T>(schema: z.ZodType<T>, raw: unknown, what: string): T {
+/**
+ * Parses with a zod schema, turning the first problem into a message naming the key.
+ * `whatParsed` names what was parsed; a function is asked only when there is a problem (naming it may cost work).
+ */
+export function parseWith<T>(schema: z.ZodType<T>, raw: unknown, whatParsed: string | (() => string)): T {
   const parsed = schema.safeParse(raw, PARSE_ONCE);
   if (parsed.success) return parsed.data;
+  const what = typeof whatParsed === "string" ? whatParsed : whatParsed();
   const issue = parsed.error.issues[0]!;
   const at = issue.path.map(String).join(".");
   if (issue.code === "unrecognized_keys") {

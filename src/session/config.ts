@@ -114,11 +114,9 @@ export function readConfig(explicit: string | undefined, workspaceRoot: string):
     under(profile) {
       const { raw, applied } = underConfig(file ?? {}, profile?.settings ?? {});
       if (file === null && Object.keys(applied).length === 0) return { config: ConfigSchema.parse({}, PARSE_ONCE), source, applied };
-      const parsed = ConfigSchema.safeParse(raw, PARSE_ONCE);
-      if (parsed.success) return { config: parsed.data, source, applied };
       // The file alone parses, with the profile's settings it does not: the profile is named, not the file.
-      const profileAtFault = file === null || (Object.keys(applied).length > 0 && ConfigSchema.safeParse(file).success);
-      return { config: parseWith(ConfigSchema, raw, profileAtFault ? profile!.name : `config file ${path}`), source, applied };
+      const profileAtFault = () => file === null || (Object.keys(applied).length > 0 && ConfigSchema.safeParse(file).success);
+      return { config: parseWith(ConfigSchema, raw, () => (profileAtFault() ? profile!.name : `config file ${path}`)), source, applied };
     },
   };
 }
